@@ -1,0 +1,55 @@
+"""The encoder: embedding, then a stack of identical encoder layers."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from encoder.encoder_layer import EncoderLayer
+from encoder.layer_norm import LayerNorm
+from encoder.masks import padding_mask
+from encoder.transformer_embedding import TransformerEmbedding
+
+
+# --8<-- [start:encoder]
+class Encoder(nn.Module):
+    """Token ids in, one contextual d_model-wide vector per token out.
+
+    Without an explicit mask, padding tokens (``padding_idx``) are masked out as keys, so
+    they never change the outputs at real positions. Pre-norm stacks end with a final
+    LayerNorm, because their residual stream is never normalised otherwise.
+
+    Shape:
+        ids: (B, T) integer tensor, T <= max_len
+        mask: bool, broadcastable to (B, n_head, T, T), True = may attend
+        -> (B, T, d_model)
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        n_head: int,
+        d_ff: int,
+        n_layers: int,
+        max_len: int,
+        dropout: float = 0.1,
+        padding_idx: int | None = 0,
+        norm_first: bool = False,
+    ) -> None:
+        super().__init__()
+        self.padding_idx = padding_idx
+        self.embedding = TransformerEmbedding(vocab_size, d_model, max_len, dropout, padding_idx)
+        self.layers = nn.ModuleList(
+            EncoderLayer(d_model, n_head, d_ff, dropout, norm_first) for _ in range(n_layers)
+        )
+        self.norm = LayerNorm(d_model) if norm_first else nn.Identity()
+
+    def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if mask is None and self.padding_idx is not None:
+            mask = padding_mask(ids, self.padding_idx)  # (B, 1, 1, T)
+        x = self.embedding(ids)  # (B, T, d_model)
+        for layer in self.layers:
+            x = layer(x, mask)  # (B, T, d_model)
+        return self.norm(x)
+# --8<-- [end:encoder]

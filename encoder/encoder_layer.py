@@ -1,0 +1,91 @@
+"""One encoder layer: self-attention and feed-forward, each wrapped in residual + LayerNorm."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from encoder.attention import MultiHeadAttention
+from encoder.feed_forward import PositionwiseFeedForward
+from encoder.layer_norm import LayerNorm
+
+
+# --8<-- [start:layer]
+class EncoderLayer(nn.Module):
+    """Self-attention, then feed-forward; each sub-layer has a residual connection.
+
+    Post-norm (the paper, the posts, and PyTorch's default): x = norm(x + sublayer(x)).
+    Pre-norm (``norm_first=True``):                          x = x + sublayer(norm(x)).
+
+    Args:
+        d_model, n_head, d_ff: widths; d_model must be divisible by n_head.
+        dropout: on the attention weights, the FFN hidden layer and each sub-layer output.
+        norm_first: pre-norm instead of post-norm.
+        eps: LayerNorm epsilon.
+
+    Shape:
+        x: (B, T, d_model); mask: bool, broadcastable to (B, n_head, T, T), True = may attend
+        -> (B, T, d_model)
+    """
+
+    def __init__(
+        self,
+        d_model: int,
+        n_head: int,
+        d_ff: int,
+        dropout: float = 0.1,
+        norm_first: bool = False,
+        eps: float = 1e-5,
+    ) -> None:
+        super().__init__()
+        self.self_attn = MultiHeadAttention(d_model, n_head, dropout)
+        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.norm1 = LayerNorm(d_model, eps)
+        self.norm2 = LayerNorm(d_model, eps)
+        self.dropout1 = nn.Dropout(dropout)
+        self.dropout2 = nn.Dropout(dropout)
+        self.norm_first = norm_first
+
+    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+        if self.norm_first:
+            x = x + self._sa_block(self.norm1(x), mask)
+            x = x + self._ff_block(self.norm2(x))
+        else:
+            x = self.norm1(x + self._sa_block(x, mask))
+            x = self.norm2(x + self._ff_block(x))
+        return x  # (B, T, d_model)
+
+    def _sa_block(self, x: torch.Tensor, mask: torch.Tensor | None) -> torch.Tensor:
+        return self.dropout1(self.self_attn(x, x, x, mask))
+
+    def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
+        return self.dropout2(self.ff(x))
+# --8<-- [end:layer]
+
+    @classmethod
+    def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
+        """An EncoderLayer with the weights of ``layer`` (ReLU activation only)."""
+        if layer.activation is not F.relu and not isinstance(layer.activation, nn.ReLU):
+            raise ValueError(
+                f"from_torch supports activation=relu only, got {layer.activation!r}"
+            )
+        if layer.norm1.eps != layer.norm2.eps:
+            raise ValueError(f"norm1.eps ({layer.norm1.eps}) != norm2.eps ({layer.norm2.eps})")
+        attn = MultiHeadAttention.from_torch(layer.self_attn)
+        ours = cls(
+            attn.d_model,
+            attn.n_head,
+            layer.linear1.out_features,
+            dropout=layer.dropout.p,
+            norm_first=layer.norm_first,
+            eps=layer.norm1.eps,
+        ).to(device=layer.linear1.weight.device, dtype=layer.linear1.weight.dtype)
+        ours.self_attn = attn
+        ours.norm1 = LayerNorm.from_torch(layer.norm1)
+        ours.norm2 = LayerNorm.from_torch(layer.norm2)
+        ours.ff.load_state_dict(
+            {f"{lin}.{p}": getattr(getattr(layer, lin), p) for lin in ("linear1", "linear2")
+             for p in ("weight", "bias")}
+        )
+        return ours

@@ -1,0 +1,32 @@
+"""Position-wise feed-forward network: the same two-layer MLP at every position."""
+
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+# --8<-- [start:ffn]
+class PositionwiseFeedForward(nn.Module):
+    """FFN(x) = max(0, x W1 + b1) W2 + b2, applied to each position independently.
+
+    Args:
+        d_model: input and output width.
+        d_ff: hidden width (the paper uses 4 * d_model = 2048).
+        dropout: dropout on the hidden activations, as in ``nn.TransformerEncoderLayer``.
+
+    Shape:
+        x: (..., d_model)  ->  (..., d_model)
+    """
+
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
+        super().__init__()
+        self.linear1 = nn.Linear(d_model, d_ff)  # W1, b1
+        self.linear2 = nn.Linear(d_ff, d_model)  # W2, b2
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = F.relu(self.linear1(x))  # (..., d_ff)
+        return self.linear2(self.dropout(h))  # (..., d_model)
+# --8<-- [end:ffn]

@@ -1,0 +1,58 @@
+"""Layer normalisation (Ba et al., 2016): normalise each position over its features."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+
+# --8<-- [start:layernorm]
+class LayerNorm(nn.Module):
+    """y = gamma * (x - mean) / sqrt(var + eps) + beta, over the last dimension.
+
+    Mean and (biased) variance are taken over the d_model features of each position,
+    so every token is normalised on its own, whatever the batch or sequence length.
+    fp16/bf16 inputs are normalised in float32 and cast back.
+
+    Args:
+        d_model: size of the last dimension.
+        eps: added to the variance; 1e-5 as in ``torch.nn.LayerNorm``.
+
+    Shape:
+        x: (..., d_model)  ->  (..., d_model)
+    """
+
+    def __init__(self, d_model: int, eps: float = 1e-5) -> None:
+        super().__init__()
+        if eps <= 0:
+            raise ValueError(f"eps must be positive, got {eps}")
+        self.d_model = d_model
+        self.eps = eps
+        self.gamma = nn.Parameter(torch.ones(d_model))  # learned scale
+        self.beta = nn.Parameter(torch.zeros(d_model))  # learned shift
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        if x.size(-1) != self.d_model:
+            raise ValueError(f"expected last dimension {self.d_model}, got shape {tuple(x.shape)}")
+        h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+        mean = h.mean(-1, keepdim=True)  # (..., 1)
+        var = h.var(-1, unbiased=False, keepdim=True)  # (..., 1), divides by d_model
+        h = (h - mean) * torch.rsqrt(var + self.eps)
+        return (self.gamma * h + self.beta).to(x.dtype)
+# --8<-- [end:layernorm]
+
+    @classmethod
+    def from_torch(cls, norm: nn.LayerNorm) -> LayerNorm:
+        """A LayerNorm with the weights of ``norm`` (a 1-D, affine ``nn.LayerNorm``)."""
+        if len(norm.normalized_shape) != 1 or norm.weight is None:
+            raise ValueError(
+                "from_torch supports a 1-D nn.LayerNorm with elementwise_affine=True, got "
+                f"normalized_shape={tuple(norm.normalized_shape)}, "
+                f"elementwise_affine={norm.elementwise_affine}"
+            )
+        ours = cls(norm.normalized_shape[0], eps=norm.eps)
+        ours = ours.to(device=norm.weight.device, dtype=norm.weight.dtype)
+        with torch.no_grad():
+            ours.gamma.copy_(norm.weight)
+            ours.beta.copy_(norm.bias if norm.bias is not None else torch.zeros_like(norm.weight))
+        return ours

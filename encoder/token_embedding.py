@@ -1,0 +1,53 @@
+"""Token embedding: a learned lookup table from token ids to vectors."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import nn
+
+
+# --8<-- [start:token]
+class TokenEmbedding(nn.Embedding):
+    """Looks up one d_model-wide row of a (vocab_size, d_model) matrix per token id.
+
+    Args:
+        vocab_size: number of rows (ids run from 0 to vocab_size - 1).
+        d_model: width of each vector.
+        padding_idx: id whose row stays zero and gets no gradient; ``None`` for no padding
+            token. Pick the id your tokenizer really uses for padding.
+        scale: multiply the output by sqrt(d_model), as in the paper (section 3.4). The
+            weights start at std 1/sqrt(d_model), so scaled outputs have unit variance,
+            the same scale as the positional encoding that is added next.
+
+    Shape:
+        ids: (B, T) integer tensor  ->  (B, T, d_model)
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        padding_idx: int | None = None,
+        scale: bool = True,
+    ) -> None:
+        if padding_idx is not None and not 0 <= padding_idx < vocab_size:
+            raise ValueError(f"padding_idx ({padding_idx}) must be in [0, {vocab_size})")
+        self.scale = math.sqrt(d_model) if scale else 1.0
+        super().__init__(vocab_size, d_model, padding_idx=padding_idx)
+
+    def reset_parameters(self) -> None:
+        nn.init.normal_(self.weight, std=self.embedding_dim**-0.5)
+        self._fill_padding_idx_with_zero()
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        if ids.dtype not in (torch.int64, torch.int32):
+            raise TypeError(f"token ids must be int64 or int32, got {ids.dtype}")
+        if ids.numel() and (ids.min() < 0 or ids.max() >= self.num_embeddings):
+            raise ValueError(
+                f"token ids must be in [0, {self.num_embeddings}), "
+                f"got min {ids.min().item()} and max {ids.max().item()}"
+            )
+        return super().forward(ids) * self.scale  # (B, T, d_model)
+# --8<-- [end:token]

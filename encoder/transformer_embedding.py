@@ -1,0 +1,34 @@
+"""Transformer embedding: token embedding + positional encoding + dropout."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+from encoder.positional import PositionalEncoding
+from encoder.token_embedding import TokenEmbedding
+
+
+# --8<-- [start:embedding]
+class TransformerEmbedding(nn.Module):
+    """What the first encoder layer sees: scaled token vectors plus positions, with dropout.
+
+    Shape:
+        ids: (B, T) integer tensor with T <= max_len  ->  (B, T, d_model)
+    """
+
+    def __init__(
+        self,
+        vocab_size: int,
+        d_model: int,
+        max_len: int,
+        dropout: float = 0.1,
+        padding_idx: int | None = None,
+    ) -> None:
+        super().__init__()
+        self.token = TokenEmbedding(vocab_size, d_model, padding_idx=padding_idx)
+        self.position = PositionalEncoding(d_model, max_len, dropout)  # adds PE, then dropout
+
+    def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
+# --8<-- [end:embedding]
