@@ -41,6 +41,8 @@ def scaled_dot_product_attention(
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p)
     return weights @ v, weights  # (..., Tq, d_v), (..., Tq, Tk)
+
+
 # --8<-- [end:sdpa]
 
 
@@ -104,7 +106,8 @@ class MultiHeadAttention(nn.Module):
         out = out.transpose(1, 2).reshape(B, Tq, self.d_model)  # (B, Tq, H * dh): concat heads
         out = self.out_proj(out)  # (B, Tq, d_model)
         return (out, weights) if need_weights else out
-# --8<-- [end:mha]
+
+    # --8<-- [end:mha]
 
     def _check_inputs(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
         for name, t in (("q", q), ("k", k), ("v", v)):
@@ -137,6 +140,7 @@ class MultiHeadAttention(nn.Module):
         with torch.no_grad():
             ours.in_proj.weight.copy_(mha.in_proj_weight)
             ours.out_proj.weight.copy_(mha.out_proj.weight)
-            for mine, bias in ((ours.in_proj, mha.in_proj_bias), (ours.out_proj, mha.out_proj.bias)):
+            pairs = ((ours.in_proj, mha.in_proj_bias), (ours.out_proj, mha.out_proj.bias))
+            for mine, bias in pairs:
                 mine.bias.copy_(bias if bias is not None else torch.zeros_like(mine.bias))
         return ours

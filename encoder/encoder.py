@@ -52,4 +52,6 @@ class Encoder(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)  # (B, T, d_model)
         return self.norm(x)
+
+
 # --8<-- [end:encoder]

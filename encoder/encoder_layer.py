@@ -61,15 +61,14 @@ class EncoderLayer(nn.Module):
 
     def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout2(self.ff(x))
-# --8<-- [end:layer]
+
+    # --8<-- [end:layer]
 
     @classmethod
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
         """An EncoderLayer with the weights of ``layer`` (ReLU activation only)."""
         if layer.activation is not F.relu and not isinstance(layer.activation, nn.ReLU):
-            raise ValueError(
-                f"from_torch supports activation=relu only, got {layer.activation!r}"
-            )
+            raise ValueError(f"from_torch supports activation=relu only, got {layer.activation!r}")
         if layer.norm1.eps != layer.norm2.eps:
             raise ValueError(f"norm1.eps ({layer.norm1.eps}) != norm2.eps ({layer.norm2.eps})")
         attn = MultiHeadAttention.from_torch(layer.self_attn)
@@ -85,7 +84,10 @@ class EncoderLayer(nn.Module):
         ours.norm1 = LayerNorm.from_torch(layer.norm1)
         ours.norm2 = LayerNorm.from_torch(layer.norm2)
         ours.ff.load_state_dict(
-            {f"{lin}.{p}": getattr(getattr(layer, lin), p) for lin in ("linear1", "linear2")
-             for p in ("weight", "bias")}
+            {
+                f"{lin}.{p}": getattr(getattr(layer, lin), p)
+                for lin in ("linear1", "linear2")
+                for p in ("weight", "bias")
+            }
         )
         return ours

@@ -29,4 +29,6 @@ class PositionwiseFeedForward(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = F.relu(self.linear1(x))  # (..., d_ff)
         return self.linear2(self.dropout(h))  # (..., d_model)
+
+
 # --8<-- [end:ffn]

@@ -39,7 +39,8 @@ class LayerNorm(nn.Module):
         var = h.var(-1, unbiased=False, keepdim=True)  # (..., 1), divides by d_model
         h = (h - mean) * torch.rsqrt(var + self.eps)
         return (self.gamma * h + self.beta).to(x.dtype)
-# --8<-- [end:layernorm]
+
+    # --8<-- [end:layernorm]
 
     @classmethod
     def from_torch(cls, norm: nn.LayerNorm) -> LayerNorm:

@@ -19,6 +19,8 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     if ids.dim() != 2:
         raise ValueError(f"expected ids of shape (B, T), got {tuple(ids.shape)}")
     return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T): every head, every query
+
+
 # --8<-- [end:padding]
 
 
@@ -26,6 +28,8 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
 def causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(T, T) bool, True on and below the diagonal: position t may attend to 0..t."""
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
+
+
 # --8<-- [end:causal]
 
 

@@ -12,7 +12,8 @@ def sinusoidal_table(
 ) -> torch.Tensor:
     """The (n_positions, d_model) sinusoidal table.
 
-    PE[pos, 2k] = sin(pos * w_k) and PE[pos, 2k+1] = cos(pos * w_k), w_k = 10000 ** (-2k / d_model). Computed in float64, then cast to ``dtype``.
+    PE[pos, 2k] = sin(pos * w_k) and PE[pos, 2k+1] = cos(pos * w_k), w_k = 10000 ** (-2k / d_model).
+    Computed in float64, then cast to ``dtype``.
     An odd d_model is allowed: the last column is a sine with no cosine partner.
     """
     if n_positions < 1 or d_model < 1:
@@ -25,6 +26,8 @@ def sinusoidal_table(
     table[:, 0::2] = torch.sin(angle)
     table[:, 1::2] = torch.cos(angle[:, : d_model // 2])  # odd d_model: one cosine fewer
     return table.to(dtype)
+
+
 # --8<-- [end:table]
 
 
@@ -52,9 +55,7 @@ class PositionalEncoding(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() != 3 or x.size(-1) != self.d_model:
-            raise ValueError(
-                f"expected x of shape (B, T, {self.d_model}), got {tuple(x.shape)}"
-            )
+            raise ValueError(f"expected x of shape (B, T, {self.d_model}), got {tuple(x.shape)}")
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(
@@ -63,4 +64,6 @@ class PositionalEncoding(nn.Module):
             )
         # Cast the table to x's dtype so an fp16 batch stays fp16.
         return self.dropout(x + self.pe[:T].to(x.dtype))  # (B, T, d) + (T, d)
+
+
 # --8<-- [end:pe]

@@ -50,4 +50,6 @@ class TokenEmbedding(nn.Embedding):
                 f"got min {ids.min().item()} and max {ids.max().item()}"
             )
         return super().forward(ids) * self.scale  # (B, T, d_model)
+
+
 # --8<-- [end:token]

@@ -31,4 +31,6 @@ class TransformerEmbedding(nn.Module):
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
+
+
 # --8<-- [end:embedding]
