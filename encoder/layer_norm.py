@@ -3,16 +3,39 @@
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import nn
+
+
+# --8<-- [start:formula]
+def layer_norm(
+    x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float = 1e-5
+) -> torch.Tensor:
+    """gamma * (x - mean) / sqrt(var + eps) + beta over the last dimension, written out.
+
+    The variance is the biased one (divide by d, not d - 1), as in the paper and PyTorch.
+    fp16/bf16 inputs are normalised in float32 and cast back.
+
+    Shape:
+        x: (..., d); gamma, beta: (d,)  ->  (..., d)
+    """
+    h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
+    mean = h.mean(dim=-1, keepdim=True)  # (..., 1): one mean per position
+    var = h.var(dim=-1, unbiased=False, keepdim=True)  # (..., 1)
+    h = (h - mean) / torch.sqrt(var + eps)  # zero mean, unit variance per position
+    return (gamma * h + beta).to(x.dtype)  # (..., d)
+
+
+# --8<-- [end:formula]
 
 
 # --8<-- [start:layernorm]
 class LayerNorm(nn.Module):
-    """y = gamma * (x - mean) / sqrt(var + eps) + beta, over the last dimension.
+    """Learned gamma and beta around ``layer_norm``, over the last dimension.
 
-    Mean and (biased) variance are taken over the d_model features of each position,
-    so every token is normalised on its own, whatever the batch or sequence length.
-    fp16/bf16 inputs are normalised in float32 and cast back.
+    Every position is normalised over its own d_model features, whatever the batch or
+    sequence length. ``forward`` calls PyTorch's fused kernel, which computes the same
+    numbers as ``layer_norm`` above in one pass over memory instead of five.
 
     Args:
         d_model: size of the last dimension.
@@ -34,11 +57,7 @@ class LayerNorm(nn.Module):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.size(-1) != self.d_model:
             raise ValueError(f"expected last dimension {self.d_model}, got shape {tuple(x.shape)}")
-        h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
-        mean = h.mean(-1, keepdim=True)  # (..., 1)
-        var = h.var(-1, unbiased=False, keepdim=True)  # (..., 1), divides by d_model
-        h = (h - mean) * torch.rsqrt(var + self.eps)
-        return (self.gamma * h + self.beta).to(x.dtype)
+        return F.layer_norm(x, (self.d_model,), self.gamma, self.beta, self.eps)
 
     # --8<-- [end:layernorm]
 

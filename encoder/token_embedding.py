@@ -44,11 +44,13 @@ class TokenEmbedding(nn.Embedding):
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         if ids.dtype not in (torch.int64, torch.int32):
             raise TypeError(f"token ids must be int64 or int32, got {ids.dtype}")
-        if ids.numel() and (ids.min() < 0 or ids.max() >= self.num_embeddings):
-            raise ValueError(
-                f"token ids must be in [0, {self.num_embeddings}), "
-                f"got min {ids.min().item()} and max {ids.max().item()}"
-            )
+        if ids.numel():
+            lo, hi = torch.aminmax(ids)
+            if lo < 0 or hi >= self.num_embeddings:
+                raise ValueError(
+                    f"token ids must be in [0, {self.num_embeddings}), "
+                    f"got min {lo.item()} and max {hi.item()}"
+                )
         return super().forward(ids) * self.scale  # (B, T, d_model)
 
 

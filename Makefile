@@ -1,0 +1,39 @@
+# Two commands for a newcomer; each sets up everything it needs on first use.
+#   make serve   preview the site at http://127.0.0.1:8000, rebuilt on every edit
+#   make test    every test: package, doc fences, strict build, browser, lint
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+# The CPU build of torch; a bare `torch` would pull a multi-GB CUDA build.
+TORCH ?= torch==2.13.0
+
+.PHONY: serve test build bench chromium clean
+
+$(STAMP): pyproject.toml
+	python3 -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q "$(TORCH)"
+	$(BIN)/python -m pip install -q -e . --group dev
+	touch $@
+
+chromium:  # Debian's Chromium for the browser tests (Playwright never downloads one)
+	@test -x /usr/bin/chromium || { \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+
+serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8000
+
+build: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+test: $(STAMP) chromium
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_encoder_layer.py
+
+clean:
+	rm -rf $(VENV) site .cache
