@@ -19,7 +19,9 @@ class EncoderLayer(nn.Module):
     Pre-norm (``norm_first=True``):                          x = x + sublayer(norm(x)).
 
     Args:
-        d_model, n_head, d_ff: widths; d_model must be divisible by n_head.
+        d_model: model width; must be divisible by n_head.
+        n_head: number of attention heads.
+        d_ff: hidden width of the feed-forward network.
         dropout: on the attention weights, the FFN hidden layer and each sub-layer output.
         norm_first: pre-norm instead of post-norm.
         eps: LayerNorm epsilon.
@@ -83,11 +85,12 @@ class EncoderLayer(nn.Module):
         ours.self_attn = attn
         ours.norm1 = LayerNorm.from_torch(layer.norm1)
         ours.norm2 = LayerNorm.from_torch(layer.norm2)
-        ours.ff.load_state_dict(
-            {
-                f"{lin}.{p}": getattr(getattr(layer, lin), p)
-                for lin in ("linear1", "linear2")
-                for p in ("weight", "bias")
-            }
-        )
+        with torch.no_grad():
+            for lin in ("linear1", "linear2"):
+                mine, theirs = getattr(ours.ff, lin), getattr(layer, lin)
+                mine.weight.copy_(theirs.weight)
+                if theirs.bias is not None:
+                    mine.bias.copy_(theirs.bias)
+                else:  # bias=False in torch: a zero bias computes the same thing
+                    mine.bias.zero_()
         return ours

@@ -1,0 +1,473 @@
+"""Speed and peak memory of ``encoder.EncoderLayer`` against ``torch.nn.TransformerEncoderLayer``.
+
+Usage::
+
+    python benchmarks/bench_encoder_layer.py            # default sizes, prints the tables
+    python benchmarks/bench_encoder_layer.py --save     # also writes docs/data/benchmarks.json
+    python benchmarks/bench_encoder_layer.py --quick    # small sizes: a smoke test in seconds
+
+What is compared
+----------------
+``torch``  ``nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)`` (post-norm, ReLU).
+``ours``   ``EncoderLayer.from_torch(torch_layer)``: the same weights, so the same numbers.
+``ours_explicit`` (inference only, secondary) our layer with the attention written out
+           (``self_attn(x, x, x, need_weights=True)``: softmax(QK^T/sqrt(d_k))V, building the
+           (B, H, S, S) weight matrix), then the same residual, LayerNorm and FFN. It shows why
+           ``forward`` calls the fused ``F.scaled_dot_product_attention`` instead.
+
+Modes
+-----
+``inference``  both layers in ``eval()`` under ``torch.inference_mode()``; torch's layer then takes
+               its "fast path" (one fused C++ kernel for the whole layer).
+``training``   both layers in ``train()`` with dropout 0.0 (so both compute the same function and
+               no random masks are drawn): forward, ``out.sum().backward()``; gradients are reset
+               to None between steps, outside the timed region.
+
+Method
+------
+fp32, CPU, all of torch's threads. For every S the implementations are timed in turn
+(A, B, A, B, ...; the order alternates every round, so A is not always first) after a warm-up, so
+slow phases of a noisy machine hit both alike. The number of rounds is chosen from the warm-up
+time so that each (mode, S) takes about ``--budget`` seconds, between ``--min-repeats`` and
+``--max-repeats``. Reported: the median and the interquartile range (25th-75th percentile) of the
+per-call times; ratio = median(ours) / median(torch).
+
+Peak memory: for each implementation and S, a fresh Python process (this script with the hidden
+``--memory-child`` flag) builds the layers and the input, runs one small warm-up forward, resets
+the kernel's peak-RSS counter (``/proc/self/clear_refs``), runs one inference forward at S and
+reports peak RSS minus RSS before the forward (``VmHWM - VmRSS`` from ``/proc/self/status``;
+falls back to ``resource.getrusage().ru_maxrss`` deltas where ``clear_refs`` is unavailable). A
+fresh process per measurement keeps one run's freed-but-cached allocations from hiding another's.
+
+FLOPs (per layer, per token; one multiply-add = 2 FLOPs)
+--------------------------------------------------------
+    projections   Q, K, V, O:          4 d^2        multiply-adds
+    attention     Q K^T and (weights) V: 2 S d      multiply-adds  (S keys, d = H * d_head)
+    feed-forward  W1 and W2:           2 d ff       multiply-adds
+    forward FLOPs = 2 * B * S * (4 d^2 + 2 S d + 2 d ff)
+    training FLOPs = 3 * forward FLOPs  (backward: one product for the input gradient and one
+                                         for the weight gradient per forward product)
+Softmax, LayerNorm, bias, ReLU and residual adds are O(B S d) or O(B H S^2) element-wise work
+and are not counted. GFLOP/s = FLOPs / median time.
+
+JSON written by ``--save`` (``docs/data/benchmarks.json``; times in ms, memory in MiB)
+-------------------------------------------------------------------------------------
+{
+  "schema": 1,
+  "machine": {"cpu": str, "cores": int, "torch_threads": int, "torch": str, "python": str,
+              "platform": str, "date": ISO-8601 str, "git_commit": str, "git_dirty": bool},
+  "config": {"batch": int, "d_model": int, "n_head": int, "d_ff": int, "dtype": "float32",
+             "seq_lens": [int], "quick": bool, "budget_s": float,
+             "min_repeats": int, "max_repeats": int, "warmup": int},
+  "flops": {"forward": str, "training": str},           # the formulas above, as text
+  "modes": {
+    "inference": [                                       # one row per S, in seq_lens order
+      {"seq_len": int, "repeats": int, "gflop": float,   # FLOPs of one call, in 1e9
+       "impls": {"torch" | "ours" | "ours_explicit": {
+                   "median_ms": float, "q1_ms": float, "q3_ms": float,
+                   "gflops": float,                      # GFLOP/s at the median
+                   "samples_ms": [float]}},              # every timed call, in order
+       "ratio": {"ours": float, "ours_explicit": float}} # median(impl) / median(torch)
+    ],
+    "training": [ same, with impls torch and ours only ]
+  },
+  "memory": [                                            # peak RSS increase of one inference call
+    {"seq_len": int, "torch_mib": float, "ours_mib": float, "ours_explicit_mib": float,
+     "ratio": {"ours": float, "ours_explicit": float}, "method": str}
+  ],
+  "targets": [{"name": str, "limit": float, "measured": float, "met": bool}]
+}
+``ours_explicit`` keys are absent with ``--no-explicit``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # run from a checkout without installing the package
+
+from encoder import EncoderLayer  # noqa: E402
+
+JSON_PATH = ROOT / "docs" / "data" / "benchmarks.json"
+FLOPS_FORWARD = "2 * B * S * (4 d^2 + 2 S d + 2 d ff)"
+FLOPS_TRAINING = "3 * forward"
+
+
+def layer_flops(batch: int, seq: int, d: int, ff: int) -> float:
+    """FLOPs of one forward of the layer: 2 per multiply-add, matrix products only."""
+    macs_per_token = 4 * d * d + 2 * seq * d + 2 * d * ff
+    return 2.0 * batch * seq * macs_per_token
+
+
+# ---------------------------------------------------------------------------- the layers
+
+
+def build_layers(d: int, h: int, ff: int) -> tuple[nn.TransformerEncoderLayer, EncoderLayer]:
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)
+    return ref, EncoderLayer.from_torch(ref)
+
+
+def explicit_forward(layer: EncoderLayer, x: torch.Tensor) -> torch.Tensor:
+    """``layer(x)`` in eval mode (post-norm), with the attention written out (need_weights)."""
+    a, _ = layer.self_attn(x, x, x, need_weights=True)
+    x = layer.norm1(x + a)
+    return layer.norm2(x + layer.ff(x))
+
+
+def inference_fns(ref, ours, x, explicit: bool) -> dict:
+    """name -> (untimed setup, timed call); the setups are no-ops in inference."""
+    ref.eval()
+    ours.eval()
+    fns = {"torch": (None, lambda: ref(x)), "ours": (None, lambda: ours(x))}
+    if explicit:
+        fns["ours_explicit"] = (None, lambda: explicit_forward(ours, x))
+    return fns
+
+
+def training_fns(ref, ours, x) -> dict:
+    """name -> (reset the gradients, forward + backward of the sum of the output)."""
+    ref.train()
+    ours.train()
+    return {
+        name: (lambda m=m: m.zero_grad(set_to_none=True), lambda m=m: m(x).sum().backward())
+        for name, m in (("torch", ref), ("ours", ours))
+    }
+
+
+# ---------------------------------------------------------------------------- timing
+
+
+def time_once(setup, fn) -> float:
+    if setup is not None:
+        setup()
+    t0 = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t0) * 1e3
+
+
+def time_interleaved(fns: dict, args, grad: bool) -> tuple[dict[str, list[float]], int]:
+    """Warm up, then time every fn in turn for the same number of rounds, rotating the order."""
+    names = list(fns)
+    with torch.enable_grad() if grad else torch.inference_mode():
+        warm = {n: min(time_once(*fns[n]) for _ in range(args.warmup)) for n in names}
+        repeats = int(args.budget / (sum(warm.values()) / 1e3))
+        repeats = max(args.min_repeats, min(args.max_repeats, repeats))
+        samples: dict[str, list[float]] = {n: [] for n in names}
+        for r in range(repeats):
+            k = r % len(names)
+            for n in names[k:] + names[:k]:  # A B, B A, ... (three: A B C, B C A, C A B)
+                samples[n].append(time_once(*fns[n]))
+    return samples, repeats
+
+
+def summarise(samples: list[float], flops: float) -> dict:
+    q1, _, q3 = statistics.quantiles(samples, n=4, method="inclusive")
+    med = statistics.median(samples)
+    return {
+        "median_ms": round(med, 3),
+        "q1_ms": round(q1, 3),
+        "q3_ms": round(q3, 3),
+        "gflops": round(flops / (med / 1e3) / 1e9, 1),
+        "samples_ms": [round(s, 3) for s in samples],
+    }
+
+
+def bench_mode(mode: str, args) -> list[dict]:
+    rows = []
+    for S in args.seq_lens:
+        ref, ours = build_layers(args.d_model, args.n_head, args.d_ff)
+        torch.manual_seed(1)
+        x = torch.randn(args.batch, S, args.d_model)
+        if mode == "inference":
+            fns = inference_fns(ref, ours, x, explicit=not args.no_explicit)
+        else:
+            fns = training_fns(ref, ours, x)
+        samples, repeats = time_interleaved(fns, args, grad=mode == "training")
+        flops = layer_flops(args.batch, S, args.d_model, args.d_ff)
+        flops *= 3 if mode == "training" else 1
+        impls = {n: summarise(s, flops) for n, s in samples.items()}
+        base = impls["torch"]["median_ms"]
+        rows.append(
+            {
+                "seq_len": S,
+                "repeats": repeats,
+                "gflop": round(flops / 1e9, 3),
+                "impls": impls,
+                "ratio": {n: round(v["median_ms"] / base, 3) for n, v in impls.items() if n != "torch"},
+            }
+        )
+        print(f"  {mode} S={S}: {repeats} rounds", file=sys.stderr, flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------------- peak memory
+
+
+def _status_kib(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise KeyError(field)
+
+
+def memory_child(impl: str, S: int, args) -> None:
+    """Runs in a fresh process: peak RSS increase (MiB) of one inference forward at S."""
+    ref, ours = build_layers(args.d_model, args.n_head, args.d_ff)  # both, for equal baselines
+    ref.eval()
+    ours.eval()
+    fn = {
+        "torch": lambda x: ref(x),
+        "ours": lambda x: ours(x),
+        "ours_explicit": lambda x: explicit_forward(ours, x),
+    }[impl]
+    with torch.inference_mode():
+        fn(torch.randn(args.batch, 8, args.d_model))  # load kernels, start the thread pool
+        x = torch.randn(args.batch, S, args.d_model)
+        try:
+            Path("/proc/self/clear_refs").write_text("5")  # reset VmHWM to the current RSS
+            method = "VmHWM - VmRSS after clear_refs"
+            before = _status_kib("VmRSS")
+            out = fn(x)
+            peak = _status_kib("VmHWM")
+        except OSError:
+            method = "ru_maxrss delta"
+            before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+            out = fn(x)
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        del out
+    print(json.dumps({"mib": (peak - before) / 1024, "method": method}))
+
+
+def measure_memory(args) -> list[dict]:
+    impls = ["torch", "ours"] + ([] if args.no_explicit else ["ours_explicit"])
+    sizes = ["--batch", args.batch, "--d-model", args.d_model, "--n-head", args.n_head]
+    sizes += ["--d-ff", args.d_ff]
+    rows = []
+    for S in args.seq_lens:
+        row: dict = {"seq_len": S}
+        for impl in impls:
+            cmd = [sys.executable, __file__, "--memory-child", impl, str(S)]
+            cmd += [str(v) for v in sizes]
+            res = json.loads(subprocess.run(cmd, check=True, capture_output=True).stdout)
+            row[f"{impl}_mib"] = round(res["mib"], 1)
+            row["method"] = res["method"]
+        row["ratio"] = {
+            i: round(row[f"{i}_mib"] / row["torch_mib"], 3) if row["torch_mib"] else None
+            for i in impls
+            if i != "torch"
+        }
+        rows.append(row)
+        print(f"  memory S={S}", file=sys.stderr, flush=True)
+    return rows
+
+
+# ---------------------------------------------------------------------------- report
+
+
+def machine_info() -> dict:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+
+    def git(*a: str) -> str:
+        try:
+            return subprocess.run(
+                ["git", *a], cwd=ROOT, capture_output=True, text=True, check=True
+            ).stdout.strip()
+        except (OSError, subprocess.CalledProcessError):
+            return ""
+
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "torch_threads": torch.get_num_threads(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "git_commit": git("rev-parse", "HEAD"),
+        "git_dirty": bool(git("status", "--porcelain", "--", "encoder", "benchmarks")),
+    }
+
+
+def fmt_ratio(m: dict) -> str:
+    r = m["ratio"]["ours"]
+    return "n/a" if r is None else f"{r:.2f}x"
+
+
+def print_table(mode: str, rows: list[dict], memory: dict[int, dict]) -> None:
+    names = list(rows[0]["impls"])
+    print(f"\n{mode} (median ms [25th-75th percentile]; ratio = ours / torch)")
+    head = f"{'S':>5} {'rounds':>6} {'torch ms':>22} {'ours ms':>22} {'ours/torch':>10}"
+    head += f" {'GFLOP/s torch':>13} {'GFLOP/s ours':>12}"
+    if mode == "inference":
+        head += f" {'MiB torch':>9} {'MiB ours':>8} {'mem ratio':>9}"
+    print(head)
+    for row in rows:
+        t, o = row["impls"]["torch"], row["impls"]["ours"]
+
+        def cell(v):
+            return f"{v['median_ms']:.1f} [{v['q1_ms']:.1f}-{v['q3_ms']:.1f}]"
+
+        line = f"{row['seq_len']:>5} {row['repeats']:>6} {cell(t):>22} {cell(o):>22}"
+        line += f" {row['ratio']['ours']:>9.2f}x {t['gflops']:>13.0f} {o['gflops']:>12.0f}"
+        m = memory.get(row["seq_len"])
+        if mode == "inference" and m:
+            line += f" {m['torch_mib']:>9.0f} {m['ours_mib']:>8.0f} {fmt_ratio(m):>9}"
+        print(line)
+    if "ours_explicit" in names:
+        print("\nsecondary: our layer with the explicit attention formula (need_weights=True)")
+        print(f"{'S':>5} {'explicit ms':>22} {'explicit/torch':>14} {'explicit/ours':>13}", end="")
+        print(f" {'MiB explicit':>12}" if memory else "")
+        for row in rows:
+            e = row["impls"]["ours_explicit"]
+            cell = f"{e['median_ms']:.1f} [{e['q1_ms']:.1f}-{e['q3_ms']:.1f}]"
+            vs_ours = e["median_ms"] / row["impls"]["ours"]["median_ms"]
+            line = f"{row['seq_len']:>5} {cell:>22} {row['ratio']['ours_explicit']:>13.2f}x"
+            line += f" {vs_ours:>12.2f}x"
+            m = memory.get(row["seq_len"])
+            print(line + (f" {m['ours_explicit_mib']:>12.0f}" if m else ""))
+
+
+def check_targets(modes: dict, memory: list[dict]) -> list[dict]:
+    """The targets of the issue, for the S that were measured."""
+    targets = []
+    for row in modes.get("inference", []):
+        S, limit = row["seq_len"], (1.0 if row["seq_len"] <= 256 else 0.9)
+        if row["seq_len"] < 1024 and row["seq_len"] > 256:
+            continue  # the issue sets no target between 256 and 1024
+        name = f"inference time ratio at S={S}"
+        targets.append({"name": name, "limit": limit, "measured": row["ratio"]["ours"]})
+    for row in modes.get("training", []):
+        name = f"training-step time ratio at S={row['seq_len']}"
+        targets.append({"name": name, "limit": 1.0, "measured": row["ratio"]["ours"]})
+    for row in memory:
+        if row["seq_len"] == 2048 and row["ratio"]["ours"] is not None:
+            name = "peak-memory ratio at S=2048"
+            targets.append({"name": name, "limit": 0.3, "measured": row["ratio"]["ours"]})
+    for t in targets:
+        t["met"] = t["measured"] <= t["limit"]
+    return targets
+
+
+# ---------------------------------------------------------------------------- main
+
+
+def parse_args(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--batch", type=int, default=8)
+    p.add_argument("--d-model", type=int, default=512)
+    p.add_argument("--n-head", type=int, default=8)
+    p.add_argument("--d-ff", type=int, default=2048)
+    p.add_argument("--seq-lens", type=int, nargs="+", default=[64, 256, 1024, 2048])
+    p.add_argument("--modes", nargs="+", default=["inference", "training"],
+                   choices=["inference", "training"])
+    p.add_argument("--budget", type=float, default=15.0,
+                   help="seconds of timed rounds per (mode, S); sets the number of rounds")
+    p.add_argument("--min-repeats", type=int, default=5)
+    p.add_argument("--max-repeats", type=int, default=100)
+    p.add_argument("--warmup", type=int, default=2, help="untimed calls per implementation")
+    p.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
+    p.add_argument("--no-explicit", action="store_true", help="skip the explicit-attention path")
+    p.add_argument("--quick", action="store_true",
+                   help="smoke test: B=2, d=64, h=4, ff=256, S=16 64, tiny budget")
+    p.add_argument("--save", action="store_true", help=f"write {JSON_PATH.relative_to(ROOT)}")
+    p.add_argument("--output", type=Path, default=JSON_PATH, help="where --save writes")
+    p.add_argument("--memory-child", nargs=2, metavar=("IMPL", "S"), help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.quick:
+        args.batch, args.d_model, args.n_head, args.d_ff = 2, 64, 4, 256
+        args.seq_lens, args.budget, args.min_repeats, args.max_repeats = [16, 64], 0.2, 3, 20
+        args.warmup = 1
+    return args
+
+
+def main(argv=None) -> None:
+    args = parse_args(argv)
+    if args.memory_child:
+        memory_child(args.memory_child[0], int(args.memory_child[1]), args)
+        return
+
+    t0 = time.perf_counter()
+    machine = machine_info()
+    print(
+        f"{machine['cpu']}, {machine['cores']} cores, {machine['torch_threads']} torch threads, "
+        f"torch {machine['torch']}, python {machine['python']}",
+        flush=True,
+    )
+    print(
+        f"fp32, B={args.batch}, d={args.d_model}, h={args.n_head}, ff={args.d_ff}, "
+        f"S={args.seq_lens}; training: dropout 0.0 in both layers, forward + sum().backward()",
+        flush=True,
+    )
+    memory = [] if args.no_memory else measure_memory(args)
+    by_s = {m["seq_len"]: m for m in memory}
+    modes = {mode: bench_mode(mode, args) for mode in args.modes}
+    for mode, rows in modes.items():
+        print_table(mode, rows, by_s)
+    if memory:
+        print("\npeak memory of one inference forward (MiB above the RSS before the call)")
+        for m in memory:
+            extra = f", explicit {m['ours_explicit_mib']:.0f}" if "ours_explicit_mib" in m else ""
+            print(
+                f"  S={m['seq_len']:>5}: torch {m['torch_mib']:.0f}, ours {m['ours_mib']:.0f} "
+                f"({fmt_ratio(m)}){extra}"
+            )
+    targets = check_targets(modes, memory) if not args.quick else []
+    if targets:
+        print("\ntargets (issue 2)")
+        for t in targets:
+            ok = "met" if t["met"] else "NOT met"
+            print(f"  {t['name']}: {t['measured']:.2f}x (limit {t['limit']}x) {ok}")
+    print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+
+    if args.save:
+        config = {
+            "batch": args.batch,
+            "d_model": args.d_model,
+            "n_head": args.n_head,
+            "d_ff": args.d_ff,
+            "dtype": "float32",
+            "seq_lens": args.seq_lens,
+            "quick": args.quick,
+            "budget_s": args.budget,
+            "min_repeats": args.min_repeats,
+            "max_repeats": args.max_repeats,
+            "warmup": args.warmup,
+        }
+        data = {
+            "schema": 1,
+            "machine": machine,
+            "config": config,
+            "flops": {"forward": FLOPS_FORWARD, "training": FLOPS_TRAINING},
+            "modes": modes,
+            "memory": memory,
+            "targets": targets,
+        }
+        args.output.parent.mkdir(parents=True, exist_ok=True)
+        args.output.write_text(json.dumps(data, indent=1) + "\n")
+        print(f"wrote {args.output}")
+
+
+if __name__ == "__main__":
+    main()

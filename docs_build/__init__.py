@@ -1,0 +1,1 @@
+"""Build-time code of the site: MkDocs hooks and the figures they draw from the package."""

@@ -1,0 +1,150 @@
+"""Figures of the site, drawn at build time from the ``encoder`` package.
+
+Each entry of ``FIGURES`` draws one matplotlib figure for a colour theme; ``render_all`` turns
+every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. Results are
+cached under ``.cache/figures`` by a hash of everything they are drawn from (this file, the
+package, the diagram sources and the library versions), so ``mkdocs serve`` stays fast.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
+CACHE = ROOT / ".cache" / "figures"
+
+# Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes.
+THEMES = {
+    "": {
+        "fg": "#1f2328",
+        "muted": "#6e7781",
+        "grid": "#d0d7de",
+        "accent": "#3f51b5",
+        "accent2": "#e4572e",
+        "accent3": "#2a9d8f",
+        "cmap": "RdBu_r",
+    },
+    "-dark": {
+        "fg": "#e2e4e9",
+        "muted": "#9da5b4",
+        "grid": "#3b4252",
+        "accent": "#8c9eff",
+        "accent2": "#ff8a65",
+        "accent3": "#4dd0c4",
+        "cmap": "RdBu_r",
+    },
+}
+# Diagram sources carry the light palette between these markers; the dark variant swaps it.
+PALETTE_START, PALETTE_END = "/* palette:start */", "/* palette:end */"
+DARK_PALETTE = (
+    "--fg:#e2e4e9;--muted:#9da5b4;--box:#2b2f3a;--line:#9da5b4;"
+    "--attn:#3949ab;--ffn:#00796b;--norm:#8d6e0f;--emb:#6a1b9a;--accent:#ff8a65;"
+)
+
+FIGURES: dict[str, Callable[[dict], object]] = {}
+
+
+def figure(name: str) -> Callable:
+    """Register a drawing function ``fn(theme) -> matplotlib.figure.Figure`` as ``name``."""
+
+    def register(fn: Callable) -> Callable:
+        FIGURES[name] = fn
+        return fn
+
+    return register
+
+
+_rendered: dict[str, dict[str, str]] = {}
+
+
+def names() -> set[str]:
+    """Names of the figures of the last ``render_all``."""
+    return set(_rendered)
+
+
+def _style(theme: dict) -> dict:
+    return {
+        "text.color": theme["fg"],
+        "axes.labelcolor": theme["fg"],
+        "axes.edgecolor": theme["muted"],
+        "xtick.color": theme["fg"],
+        "ytick.color": theme["fg"],
+        "axes.facecolor": "none",
+        "figure.facecolor": "none",
+        "savefig.facecolor": "none",
+        "savefig.transparent": True,
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "legend.frameon": False,
+        "svg.hashsalt": "encoder",
+        "svg.fonttype": "path",
+        "axes.prop_cycle": _cycle(theme),
+        "grid.color": theme["grid"],
+    }
+
+
+def _cycle(theme: dict):
+    from cycler import cycler
+
+    return cycler(color=[theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]])
+
+
+def _to_svg(fn: Callable, theme: dict) -> str:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with plt.rc_context(_style(theme)):
+        fig = fn(theme)
+        buf = io.StringIO()
+        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+        plt.close(fig)
+    return buf.getvalue()
+
+
+def _diagram_variants(path: Path) -> dict[str, str]:
+    light = path.read_text()
+    start, end = light.find(PALETTE_START), light.find(PALETTE_END)
+    if start < 0 or end < 0:
+        raise ValueError(f"{path} has no {PALETTE_START} ... {PALETTE_END} block")
+    dark = light[: start + len(PALETTE_START)] + DARK_PALETTE + light[end:]
+    return {"": light, "-dark": dark}
+
+
+def _sources_hash() -> str:
+    import matplotlib
+    import torch
+
+    h = hashlib.sha256(f"{matplotlib.__version__} {torch.__version__}".encode())
+    for path in sorted([*(ROOT / "encoder").glob("*.py"), *Path(__file__).parent.rglob("*.py")]):
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def render_all() -> dict[str, dict[str, str]]:
+    """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram."""
+    out = {path.stem: _diagram_variants(path) for path in sorted(DIAGRAMS.glob("*.svg"))}
+    cache = CACHE / f"{_sources_hash()}.json"
+    if cache.exists():
+        drawn = json.loads(cache.read_text())
+    else:
+        import docs_build.plots  # noqa: F401  (registers every drawing in FIGURES)
+
+        drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in FIGURES.items()}
+        CACHE.mkdir(parents=True, exist_ok=True)
+        for old in CACHE.glob("*.json"):
+            old.unlink()
+        cache.write_text(json.dumps(drawn))
+    clash = set(out) & set(drawn)
+    if clash:
+        raise ValueError(f"figure names used by both a drawing and a diagram: {sorted(clash)}")
+    out.update(drawn)
+    _rendered.clear()
+    _rendered.update(out)
+    return out

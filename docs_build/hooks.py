@@ -1,0 +1,89 @@
+"""MkDocs hooks: figures drawn from the package at build time, and the footer's build stamp.
+
+Figures. A page writes one Markdown image on a line of its own, with the caption as title:
+
+    ![Alt text for screen readers.](figures/pe-heatmap.svg "Caption under the figure.")
+
+``figures/NAME.svg`` is produced at build by ``docs_build.figures.FIGURES[NAME]`` (a matplotlib
+drawing from the package) or from the SVG source ``docs_build/diagrams/NAME.svg``, in a light
+and a dark variant; the hook turns the line into a <figure> that shows the variant of the
+current colour scheme. Nothing drawn is committed, so nothing drawn can go stale.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import platform
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from mkdocs.structure.files import File, Files
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the hook runs before `encoder` and `docs_build` are importable
+
+from docs_build import figures  # noqa: E402
+
+FIGURE_LINE = re.compile(
+    r"^(?P<indent>[ \t]*)!\[(?P<alt>[^\]]+)\]\((?P<path>(?:\.\./)*figures/(?P<name>[\w-]+))\.svg"
+    r'\s+"(?P<caption>[^"]+)"\)\s*$',
+    re.MULTILINE,
+)
+
+
+def on_config(config):
+    import torch
+
+    import encoder
+
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+    ).stdout.strip()
+    config.extra["build_stamp"] = {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "encoder": encoder.__version__,
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "commit": commit,
+    }
+    return config
+
+
+def on_files(files: Files, config) -> Files:
+    for name, variants in figures.render_all().items():
+        for suffix, svg in variants.items():
+            uri = f"figures/{name}{suffix}.svg"
+            files.append(File.generated(config, uri, content=svg))
+    return files
+
+
+def _figure_html(match: re.Match) -> str:
+    indent, alt, path, name, caption = match.group("indent", "alt", "path", "name", "caption")
+    if name not in figures.names():
+        raise ValueError(f"figure {name!r} is neither in FIGURES nor in docs_build/diagrams/")
+    lines = [
+        '<figure markdown="span" class="figure">',
+        f"![{alt}]({path}.svg#only-light){{ loading=lazy }}",
+        f"![{alt}]({path}-dark.svg#only-dark){{ loading=lazy }}",
+        f"<figcaption>{caption}</figcaption>",
+        "</figure>",
+    ]
+    return "\n".join(indent + line for line in lines)
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    return FIGURE_LINE.sub(_figure_html, markdown)
+
+
+# markdown-exec renders `result="text"` as a text block even when the code printed nothing.
+EMPTY_RESULT = re.compile(
+    r'<div class="language-text highlight"><pre><span></span><code>'
+    r'<span id="__span-\d+-1"><a id="__codelineno-\d+-1" name="__codelineno-\d+-1" '
+    r'href="#__codelineno-\d+-1"></a>\n</span></code></pre></div>'
+)
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    return EMPTY_RESULT.sub("", html)

@@ -1,0 +1,74 @@
+"""Figures of the Positional Encoding page, drawn from ``encoder.sinusoidal_table``."""
+
+import torch
+
+from docs_build.figures import figure
+from encoder import sinusoidal_table
+
+
+@figure("pe-heatmap")
+def pe_heatmap(theme):
+    import matplotlib.pyplot as plt
+
+    pe = sinusoidal_table(64, 128)  # (positions, dimensions)
+    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    im = ax.imshow(
+        pe.numpy(), cmap=theme["cmap"], vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
+    )
+    ax.set_xlabel("dimension i")
+    ax.set_ylabel("position pos")
+    cbar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
+    cbar.outline.set_visible(False)
+    return fig
+
+
+@figure("pe-curves")
+def pe_curves(theme):
+    import matplotlib.pyplot as plt
+
+    d_model = 128
+    pe = sinusoidal_table(100, d_model)
+    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    for dim in (0, 1, 16, 64):
+        kind = "sin" if dim % 2 == 0 else "cos"
+        ax.plot(pe[:, dim].numpy(), label=f"dimension {dim} ({kind})", linewidth=1.6)
+    ax.set_xlabel("position pos")
+    ax.set_ylabel("PE[pos, i]")
+    ax.legend(loc="upper right", ncols=2, fontsize=8.5)
+    ax.set_ylim(-1.15, 1.6)
+    return fig
+
+
+@figure("pe-frequencies")
+def pe_frequencies(theme):
+    import matplotlib.pyplot as plt
+
+    d_model = 512
+    two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
+    right = 10000.0 ** (-two_k / d_model)  # the paper: w_k = 1 / 10000^(2k/d)
+    doubled = 10000.0 ** (-2 * two_k / d_model)  # post 002: 2 * i where i already steps by 2
+    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    ax.semilogy(two_k.numpy(), right.numpy(), label="paper: $10000^{-2k/d}$", linewidth=2)
+    ax.semilogy(
+        two_k.numpy(), doubled.numpy(), "--", label="post 002: $10000^{-4k/d}$", linewidth=2
+    )
+    ax.set_xlabel("dimension 2k")
+    ax.set_ylabel("angular frequency $\\omega_k$")
+    ax.legend(loc="lower left")
+    ax.grid(True, which="major", linewidth=0.5)
+    return fig
+
+
+@figure("pe-similarity")
+def pe_similarity(theme):
+    import matplotlib.pyplot as plt
+
+    pe = sinusoidal_table(128, 128, dtype=torch.float64)
+    sim = (pe @ pe.T) / pe.shape[1] * 2  # dot products, scaled to [-1, 1]
+    fig, ax = plt.subplots(figsize=(4.2, 3.6))
+    im = ax.imshow(sim.numpy(), cmap=theme["cmap"], vmin=-1, vmax=1, interpolation="nearest")
+    ax.set_xlabel("position q")
+    ax.set_ylabel("position p")
+    cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
+    cbar.outline.set_visible(False)
+    return fig

@@ -1,0 +1,67 @@
+"""Helpers shared by the tests: tolerances, comparisons, random masks, copied torch modules."""
+
+from __future__ import annotations
+
+import torch
+from torch import nn
+
+# Parity with PyTorch, as max absolute difference (issue 2).
+PARITY_TOL = {torch.float32: 1e-5, torch.float64: 1e-10}
+
+# A low-precision result against the fp32 result of the same module (atol, rtol).
+LOW_PRECISION_TOL = {torch.float16: (1e-2, 1e-2), torch.bfloat16: (8e-2, 5e-2)}
+
+FLOAT_DTYPES = [torch.float32, torch.float64]
+LOW_DTYPES = [torch.float16, torch.bfloat16]
+ALL_DTYPES = FLOAT_DTYPES + LOW_DTYPES
+
+
+def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
+    """Max absolute difference, computed in float64 so the comparison adds no error."""
+    assert a.shape == b.shape, (a.shape, b.shape)
+    return (a.detach().double() - b.detach().double()).abs().max().item()
+
+
+def assert_parity(ours: torch.Tensor, theirs: torch.Tensor, dtype: torch.dtype) -> float:
+    """Assert max |ours - theirs| <= the parity tolerance of ``dtype``; return the difference."""
+    d = max_diff(ours, theirs)
+    assert d <= PARITY_TOL[dtype], f"max abs diff {d:.3g} > {PARITY_TOL[dtype]:g} ({dtype})"
+    return d
+
+
+def assert_close_low_precision(low: torch.Tensor, ref: torch.Tensor) -> None:
+    """``low`` (fp16/bf16) is finite and matches the fp32 ``ref`` within its precision."""
+    assert torch.isfinite(low).all(), f"non-finite values in {low.dtype} output"
+    atol, rtol = LOW_PRECISION_TOL[low.dtype]
+    torch.testing.assert_close(low.float(), ref.float(), atol=atol, rtol=rtol)
+
+
+def key_padding(B: int, T: int, *, min_real: int = 1) -> torch.Tensor:
+    """torch's key_padding_mask convention: (B, T) bool, True = padding (ignore).
+
+    Row b keeps a random number (>= min_real) of real keys at the front, padding after.
+    """
+    lengths = torch.randint(min_real, T + 1, (B,))
+    lengths[0] = max(min_real, T - 1) if T > 1 else T  # at least one row with padding if possible
+    return torch.arange(T)[None, :] >= lengths[:, None]
+
+
+def to_our_mask(kpm: torch.Tensor) -> torch.Tensor:
+    """torch's key_padding_mask (True = ignore) -> ours, (B, 1, 1, Tk), True = may attend."""
+    return ~kpm[:, None, None, :]
+
+
+@torch.no_grad()
+def randomize_(module: nn.Module) -> nn.Module:
+    """Perturb biases and LayerNorm gains, which start at 0 and 1 and could hide a bug.
+
+    Weight matrices keep their (already random) initialisation.
+    """
+    for p in module.parameters():
+        if p.dim() == 1:
+            p.add_(torch.randn_like(p) * 0.1)
+    return module
+
+
+def grads_of(module: nn.Module) -> dict[str, torch.Tensor | None]:
+    return {name: p.grad for name, p in module.named_parameters()}

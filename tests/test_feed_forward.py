@@ -1,0 +1,106 @@
+"""PositionwiseFeedForward: max(0, x W1 + b1) W2 + b2 at every position."""
+
+import io
+
+import pytest
+import torch
+import torch.nn.functional as F
+from support import FLOAT_DTYPES, LOW_DTYPES, assert_close_low_precision, randomize_
+
+from encoder import PositionwiseFeedForward
+
+SIZES = [(4, 8), (16, 64), (33, 17)]  # (d_model, d_ff)
+
+
+def formula(x, ffn):
+    """The paper's equation, written with the module's weights."""
+    W1, b1 = ffn.linear1.weight.T, ffn.linear1.bias  # (d_model, d_ff), (d_ff,)
+    W2, b2 = ffn.linear2.weight.T, ffn.linear2.bias  # (d_ff, d_model), (d_model,)
+    return torch.clamp(x @ W1 + b1, min=0) @ W2 + b2
+
+
+@pytest.mark.parametrize("d_model, d_ff", SIZES)
+@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
+def test_matches_the_formula(d_model, d_ff, dtype):
+    ffn = randomize_(PositionwiseFeedForward(d_model, d_ff)).to(dtype).eval()
+    x = torch.randn(2, 5, d_model, dtype=dtype)
+    tol = {torch.float32: 1e-5, torch.float64: 1e-12}[dtype]
+    torch.testing.assert_close(ffn(x), formula(x, ffn), atol=tol, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", LOW_DTYPES)
+def test_low_precision_matches_float32(dtype):
+    ffn = randomize_(PositionwiseFeedForward(16, 64)).eval()
+    x = torch.randn(2, 5, 16)
+    ref = ffn(x)
+    assert_close_low_precision(ffn.to(dtype)(x.to(dtype)), ref)
+
+
+@pytest.mark.parametrize("shape", [(8,), (3, 8), (2, 3, 8), (2, 2, 3, 8)])
+def test_any_leading_shape(shape):
+    ffn = PositionwiseFeedForward(8, 16).eval()
+    x = torch.randn(shape)
+    out = ffn(x)
+    assert out.shape == shape
+    # Position-wise: each position is transformed on its own.
+    torch.testing.assert_close(out.reshape(-1, 8), ffn(x.reshape(-1, 8)))
+
+
+def test_does_not_modify_its_input():
+    """The ReLU is in place on the hidden layer, never on x."""
+    ffn = PositionwiseFeedForward(8, 16)
+    x = torch.randn(2, 3, 8)
+    before = x.clone()
+    ffn(x)
+    assert torch.equal(x, before)
+
+
+def test_in_place_relu_keeps_gradients_exact():
+    ffn = randomize_(PositionwiseFeedForward(8, 16)).eval()
+    x = torch.randn(2, 3, 8, requires_grad=True)
+    target = torch.randn(2, 3, 8)
+    (ffn(x) * target).sum().backward()
+    ours = [p.grad.clone() for p in ffn.parameters()] + [x.grad.clone()]
+    ffn.zero_grad()
+    x.grad = None
+    (formula(x, ffn) * target).sum().backward()
+    reference = [p.grad for p in ffn.parameters()] + [x.grad]
+    for a, b in zip(ours, reference, strict=True):
+        torch.testing.assert_close(a, b)
+        assert (a != 0).any()
+
+
+def test_dropout_on_hidden_layer_in_training_only():
+    ffn = PositionwiseFeedForward(8, 64, dropout=0.5)
+    x = torch.randn(4, 8)
+    assert torch.equal(ffn.eval()(x), ffn(x))
+    torch.manual_seed(1)
+    a = ffn.train()(x)
+    torch.manual_seed(2)
+    b = ffn(x)
+    assert not torch.allclose(a, b)
+    ffn.dropout.p = 0.0
+    torch.testing.assert_close(ffn(x), ffn.eval()(x))
+
+
+def test_uses_relu():
+    ffn = PositionwiseFeedForward(8, 16).eval()
+    x = torch.randn(3, 8)
+    hidden = F.relu(ffn.linear1(x))
+    torch.testing.assert_close(ffn(x), ffn.linear2(hidden))
+
+
+def test_state_dict_round_trip():
+    ffn = randomize_(PositionwiseFeedForward(8, 16)).eval()
+    buf = io.BytesIO()
+    torch.save(ffn.state_dict(), buf)
+    buf.seek(0)
+    fresh = PositionwiseFeedForward(8, 16).eval()
+    fresh.load_state_dict(torch.load(buf))
+    x = torch.randn(2, 3, 8)
+    assert torch.equal(fresh(x), ffn(x))
+
+
+def test_to_float64_moves_every_tensor():
+    ffn = PositionwiseFeedForward(8, 16).to(torch.float64)
+    assert all(t.dtype == torch.float64 for t in ffn.state_dict().values())

@@ -1,0 +1,126 @@
+"""TokenEmbedding: (vocab_size, d_model) lookup, optional sqrt(d_model) scale, padding row."""
+
+import io
+import math
+
+import pytest
+import torch
+import torch.nn.functional as F
+from support import ALL_DTYPES
+
+from encoder import TokenEmbedding
+
+SIZES = [(10, 4), (37, 16), (1000, 64)]
+
+
+@pytest.mark.parametrize("vocab_size, d_model", SIZES)
+def test_takes_vocab_size_then_d_model(vocab_size, d_model):
+    """Post 004 takes (d_model, vocab); ours takes (vocab_size, d_model) like the others."""
+    emb = TokenEmbedding(vocab_size, d_model)
+    assert emb.weight.shape == (vocab_size, d_model)
+    ids = torch.tensor([[0, vocab_size - 1]])
+    assert emb(ids).shape == (1, 2, d_model)
+
+
+@pytest.mark.parametrize("vocab_size, d_model", SIZES)
+@pytest.mark.parametrize("scale", [True, False])
+def test_output_is_scaled_lookup(vocab_size, d_model, scale):
+    emb = TokenEmbedding(vocab_size, d_model, scale=scale)
+    ids = torch.randint(0, vocab_size, (3, 5))
+    factor = math.sqrt(d_model) if scale else 1.0
+    torch.testing.assert_close(emb(ids), F.embedding(ids, emb.weight) * factor)
+
+
+def test_scale_is_on_by_default():
+    """The paper (section 3.4) multiplies the embedding by sqrt(d_model)."""
+    emb = TokenEmbedding(10, 16)
+    ids = torch.tensor([[3]])
+    torch.testing.assert_close(emb(ids)[0, 0], emb.weight[3] * 4.0)
+
+
+def test_scaled_output_has_unit_variance():
+    """Weights start at std 1/sqrt(d_model), so scaled outputs have std ~1, like the PE."""
+    emb = TokenEmbedding(4000, 64)
+    out = emb(torch.arange(4000)[None, :])
+    assert abs(out.std().item() - 1.0) < 0.02
+    assert abs(out.mean().item()) < 0.02
+
+
+def test_padding_idx_defaults_to_none_so_token_1_is_not_zeroed():
+    """Post 001 hard-codes padding_idx=1, silently zeroing every token 1."""
+    emb = TokenEmbedding(10, 8)
+    assert emb.padding_idx is None
+    out = emb(torch.tensor([[1, 1, 2]]))
+    assert (out[0, 0] != 0).any()
+    assert (emb.weight != 0).any(dim=1).all(), "no row may start as zero"
+
+
+@pytest.mark.parametrize("padding_idx", [0, 1, 9])
+def test_padding_idx_row_is_zero_and_gets_no_gradient(padding_idx):
+    emb = TokenEmbedding(10, 8, padding_idx=padding_idx)
+    ids = torch.arange(10).repeat(2, 1)  # every id, the padding id included
+    out = emb(ids)
+    assert torch.equal(out[:, padding_idx], torch.zeros(2, 8))
+    others = [i for i in range(10) if i != padding_idx]
+    assert (out[:, others] != 0).any(dim=-1).all(), "only the padding row is zero"
+
+    (out * torch.randn_like(out)).sum().backward()
+    assert torch.equal(emb.weight.grad[padding_idx], torch.zeros(8))
+    assert (emb.weight.grad[others] != 0).any(dim=-1).all()
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_dtype_follows_module(dtype):
+    emb = TokenEmbedding(10, 8, padding_idx=0).to(dtype)
+    out = emb(torch.randint(0, 10, (2, 3)))
+    assert out.dtype == dtype
+    assert torch.isfinite(out).all()
+
+
+@pytest.mark.parametrize("id_dtype", [torch.int64, torch.int32])
+def test_accepts_int64_and_int32_ids(id_dtype):
+    emb = TokenEmbedding(10, 8)
+    ids = torch.tensor([[1, 2, 3]])
+    torch.testing.assert_close(emb(ids.to(id_dtype)), emb(ids))
+
+
+def test_empty_batch():
+    emb = TokenEmbedding(10, 8)
+    assert emb(torch.zeros(2, 0, dtype=torch.long)).shape == (2, 0, 8)
+
+
+@pytest.mark.parametrize("id_dtype", [torch.float32, torch.float64, torch.int16, torch.bool])
+def test_non_integer_ids_raise_type_error(id_dtype):
+    emb = TokenEmbedding(10, 8)
+    with pytest.raises(TypeError, match=f"int64 or int32, got {id_dtype}"):
+        emb(torch.zeros(1, 3, dtype=id_dtype))
+
+
+@pytest.mark.parametrize("bad, lo, hi", [(10, 0, 10), (-1, -1, 3), (25, 0, 25)])
+def test_out_of_range_ids_raise_value_error(bad, lo, hi):
+    emb = TokenEmbedding(10, 8)
+    ids = torch.tensor([[0, 3, bad]])
+    with pytest.raises(ValueError, match=rf"\[0, 10\), got min {lo} and max {hi}"):
+        emb(ids)
+
+
+@pytest.mark.parametrize("padding_idx", [-1, 10, 99])
+def test_padding_idx_out_of_range_raises(padding_idx):
+    with pytest.raises(ValueError, match=rf"padding_idx \({padding_idx}\) must be in \[0, 10\)"):
+        TokenEmbedding(10, 8, padding_idx=padding_idx)
+
+
+def test_state_dict_round_trip():
+    emb = TokenEmbedding(10, 8, padding_idx=0)
+    buf = io.BytesIO()
+    torch.save(emb.state_dict(), buf)
+    buf.seek(0)
+    fresh = TokenEmbedding(10, 8, padding_idx=0)
+    fresh.load_state_dict(torch.load(buf))
+    ids = torch.randint(0, 10, (2, 5))
+    assert torch.equal(fresh(ids), emb(ids))
+
+
+def test_to_float64_moves_every_tensor():
+    emb = TokenEmbedding(10, 8).to(torch.float64)
+    assert all(t.dtype == torch.float64 for t in emb.state_dict().values())
