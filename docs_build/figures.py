@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -138,9 +139,11 @@ def render_all() -> dict[str, dict[str, str]]:
 
         drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in FIGURES.items()}
         CACHE.mkdir(parents=True, exist_ok=True)
-        for old in CACHE.glob("*.json"):
-            old.unlink()
-        cache.write_text(json.dumps(drawn))
+        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(drawn))
+        tmp.replace(cache)  # atomic: a concurrent build never reads half a file
+        for old in sorted(CACHE.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
+            old.unlink(missing_ok=True)
     clash = set(out) & set(drawn)
     if clash:
         raise ValueError(f"figure names used by both a drawing and a diagram: {sorted(clash)}")
