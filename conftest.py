@@ -192,9 +192,10 @@ class IncludeRunner(DefaultRunner):
             ".".join(path.resolve().relative_to(ROOT).with_suffix("").parts)
         )
         # Compile against the module file, so a traceback points at the module's own lines.
+        # (fence.code, not test.source: the plugin pads test.source with the page's lines.)
         offset = "\n" * (_section_first_line(path, section) - 1)
         compiled = compile(
-            offset + textwrap.dedent(test.source), str(path), "exec", dont_inherit=True
+            offset + textwrap.dedent(fence.code), str(path), "exec", dont_inherit=True
         )
         namespace = dict(vars(module))
         exec(compiled, namespace)
@@ -204,6 +205,11 @@ class IncludeRunner(DefaultRunner):
                 f"{fence.body.strip()} reads undefined name(s) {missing}: a typo in "
                 f"{path.name}, or a name the section uses but its module does not define"
             )
+
+    def repr_failure(self, test, excinfo, style=None):
+        # The plugin shows the frames of the page's file; an included section's are the module's.
+        path, _ = include_target(page_fences(Path(test.source_path))[test.start_line].body)
+        return super().repr_failure(dataclasses.replace(test, source_path=path), excinfo, style)
 
 
 def _section_first_line(path: Path, section: str | None) -> int:
