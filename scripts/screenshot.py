@@ -59,6 +59,17 @@ def main() -> None:
                     "() => !window.MathJax || (MathJax.startup && MathJax.startup.promise)"
                 )
                 page.evaluate("() => window.MathJax && MathJax.startup.promise")
+                # Figures load lazily: scroll through the page so every one is fetched.
+                page.evaluate(
+                    """async () => {
+                        for (let y = 0; y < document.body.scrollHeight; y += 600) {
+                            window.scrollTo(0, y);
+                            await new Promise((r) => setTimeout(r, 50));
+                        }
+                        window.scrollTo(0, 0);
+                    }"""
+                )
+                page.wait_for_load_state("networkidle")
                 stem = "home" if name in (".", "") else name.strip("/").replace("/", "-")
                 page.screenshot(path=str(out / f"{stem}-{scheme}.png"), full_page=True)
                 print(out / f"{stem}-{scheme}.png")

@@ -27,15 +27,22 @@ def pe_curves(theme):
     import matplotlib.pyplot as plt
 
     d_model = 128
-    pe = sinusoidal_table(100, d_model)
+    pe = sinusoidal_table(61, d_model)
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
-    for dim in (0, 1, 16, 64):
+    for dim in (4, 5, 24, 64):
         kind = "sin" if dim % 2 == 0 else "cos"
-        ax.plot(pe[:, dim].numpy(), label=f"dimension {dim} ({kind})", linewidth=1.6)
+        ax.plot(
+            pe[:, dim].numpy(),
+            label=f"dimension {dim} ({kind})",
+            linewidth=1.6,
+            marker="o" if dim < 6 else None,
+            markersize=2.5,
+        )
     ax.set_xlabel("position pos")
     ax.set_ylabel("PE[pos, i]")
-    ax.legend(loc="upper right", ncols=2, fontsize=8.5)
-    ax.set_ylim(-1.15, 1.6)
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
+    ax.set_ylim(-1.1, 1.1)
+    ax.grid(True, linewidth=0.5)
     return fig
 
 
