@@ -13,6 +13,7 @@ current colour scheme. Nothing drawn is committed, so nothing drawn can go stale
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import platform
 import re
 import subprocess
@@ -41,6 +42,11 @@ def on_config(config):
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
+    # mkdocs-jupyter caches executed notebooks by the notebook's bytes only: key its cache on
+    # the package too, so a change to encoder/ re-executes them (and serve stays fast).
+    jupyter = config.plugins.get("mkdocs-jupyter")
+    if jupyter is not None:
+        jupyter.config["cache_dir"] = str(ROOT / ".cache" / "mkdocs-jupyter" / _package_hash())
     config.extra["build_stamp"] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "encoder": encoder.__version__,
@@ -49,6 +55,13 @@ def on_config(config):
         "commit": commit,
     }
     return config
+
+
+def _package_hash() -> str:
+    digest = hashlib.sha256()
+    for path in sorted((ROOT / "encoder").glob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def on_files(files: Files, config) -> Files:
