@@ -1,0 +1,107 @@
+"""Figures of the Multi-Head Attention page, drawn from ``encoder.MultiHeadAttention``."""
+
+import math
+
+import torch
+
+from docs_build.figures import figure
+from encoder import MultiHeadAttention, TransformerEmbedding, causal_mask, padding_mask
+
+# The example of the page's heat-map section: one sentence of 4 words padded to 6 tokens.
+WORDS = ["<pad>", "a", "cat", "dog", "sat", "ran", "on", "the", "mat", "down"]
+IDS = [[7, 2, 4, 9, 0, 0]]  # "the cat sat down <pad> <pad>"
+
+
+def example_weights() -> tuple[list[str], torch.Tensor, torch.Tensor]:
+    """(tokens, weights with the padding mask, weights with padding & causal), each (H, T, T)."""
+    torch.manual_seed(0)
+    embed = TransformerEmbedding(len(WORDS), 16, max_len=8, dropout=0.0, padding_idx=0).eval()
+    mha = MultiHeadAttention(d_model=16, n_head=4).eval()
+    ids = torch.tensor(IDS)
+    x = embed(ids)  # (1, 6, 16)
+    pad = padding_mask(ids, pad_id=0)  # (1, 1, 1, 6)
+    both = pad & causal_mask(ids.size(1))  # (1, 1, 6, 6)
+    with torch.no_grad():
+        _, w_pad = mha(x, x, x, pad, need_weights=True)  # (1, 4, 6, 6)
+        _, w_both = mha(x, x, x, both, need_weights=True)
+    return [WORDS[i] for i in IDS[0]], w_pad[0], w_both[0]
+
+
+def _cmap(theme):
+    # Zero weight should read as "nothing": the page background's end of the scale.
+    return "Blues" if theme["fg"].startswith("#1") else "magma"
+
+
+@figure("attn-weights")
+def attn_weights(theme):
+    import matplotlib.pyplot as plt
+
+    tokens, w_pad, w_both = example_weights()
+    H, T, _ = w_pad.shape
+    vmax = float(max(w_pad.max(), w_both.max()))
+    fig, axes = plt.subplots(2, H, figsize=(9.0, 5.2), layout="constrained")
+    for row, (weights, label) in enumerate(
+        ((w_pad, "padding mask"), (w_both, "padding & causal mask"))
+    ):
+        for h in range(H):
+            ax = axes[row, h]
+            im = ax.imshow(
+                weights[h].numpy(), cmap=_cmap(theme), vmin=0, vmax=vmax, interpolation="nearest"
+            )
+            ax.set_xticks(range(T), tokens, rotation=90, fontsize=8)
+            ax.set_yticks(range(T), tokens if h == 0 else [], fontsize=8)
+            ax.tick_params(length=0)
+            for side in ax.spines.values():  # a frame, so empty padding columns still show
+                side.set_color(theme["grid"])
+            if row == 0:
+                ax.set_title(f"head {h}")
+        axes[row, 0].set_ylabel(f"{label}\nquery", fontsize=9)
+    fig.supxlabel("key", fontsize=9)
+    cbar = fig.colorbar(im, ax=axes, fraction=0.025, pad=0.02, label="attention weight")
+    cbar.outline.set_visible(False)
+    return fig
+
+
+@figure("attn-scaling")
+def attn_scaling(theme):
+    import matplotlib.pyplot as plt
+
+    g = torch.Generator().manual_seed(0)
+    dims = [4, 16, 64, 256, 1024]
+    raw, scaled = [], []
+    for d_k in dims:
+        q, k = torch.randn(20000, d_k, generator=g), torch.randn(20000, d_k, generator=g)
+        dot = (q * k).sum(-1)  # one dot product per pair
+        raw.append(dot.var().item())
+        scaled.append((dot / math.sqrt(d_k)).var().item())
+
+    d_k, n_keys = 512, 10
+    q = torch.randn(2000, 1, d_k, generator=g)
+    k = torch.randn(2000, n_keys, d_k, generator=g)
+    scores = (q @ k.transpose(-2, -1)).squeeze(1)  # (queries, keys)
+    top_raw = scores.softmax(-1).sort(-1, descending=True).values.mean(0)
+    top_scaled = (scores / math.sqrt(d_k)).softmax(-1).sort(-1, descending=True).values.mean(0)
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.4), layout="constrained")
+    left.loglog(dims, raw, "o-", label=r"$q\cdot k$", linewidth=1.8)
+    left.loglog(dims, scaled, "s-", label=r"$q\cdot k/\sqrt{d_k}$", linewidth=1.8)
+    left.set_xticks(dims, [str(d) for d in dims])
+    left.minorticks_off()
+    left.set_xlabel("$d_k$")
+    left.set_ylabel("variance over 20 000 pairs")
+    left.grid(True, linewidth=0.5)
+    left.legend(loc="upper left")
+
+    ranks = torch.arange(1, n_keys + 1).numpy()
+    width = 0.4
+    right.bar(ranks - width / 2, top_raw.numpy(), width, label="without $1/\\sqrt{d_k}$")
+    right.bar(ranks + width / 2, top_scaled.numpy(), width, label="with $1/\\sqrt{d_k}$")
+    right.set_xticks(ranks)
+    right.set_xlabel(f"rank of the key (largest weight first), $d_k$ = {d_k}")
+    right.set_ylabel("mean softmax weight")
+    right.set_ylim(0, 1)
+    right.legend(loc="upper right")
+    for ax in (left, right):
+        for side in ("top", "right"):
+            ax.spines[side].set_visible(False)
+    return fig
