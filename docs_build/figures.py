@@ -2,8 +2,8 @@
 
 Each entry of ``FIGURES`` draws one matplotlib figure for a colour theme; ``render_all`` turns
 every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. Results are
-cached under ``.cache/figures`` by a hash of everything they are drawn from (this file, the
-package, the diagram sources and the library versions), so ``mkdocs serve`` stays fast.
+cached under ``.cache/figures`` by a hash of everything they are drawn from (this package, the
+``encoder`` package, ``docs/data/*.json`` and the library versions), so ``mkdocs serve`` stays fast.
 """
 
 from __future__ import annotations
@@ -123,7 +123,12 @@ def _sources_hash() -> str:
     import torch
 
     h = hashlib.sha256(f"{matplotlib.__version__} {torch.__version__}".encode())
-    for path in sorted([*(ROOT / "encoder").glob("*.py"), *Path(__file__).parent.rglob("*.py")]):
+    sources = [
+        *(ROOT / "encoder").glob("*.py"),
+        *Path(__file__).parent.rglob("*.py"),
+        *(ROOT / "docs" / "data").glob("*.json"),  # data a figure is drawn from
+    ]
+    for path in sorted(sources):
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
 
