@@ -1,0 +1,97 @@
+"""Figures of the Layer Norm page, drawn from ``encoder.LayerNorm`` and ``torch.nn.BatchNorm1d``."""
+
+import torch
+from torch import nn
+
+from docs_build.figures import figure
+from encoder import LayerNorm
+
+B, T, D = 3, 5, 6  # a small (batch, sequence, features) block: every cell stays visible
+PROBE = (0, 2, 3)  # the input cell (b, t, j) that the figure nudges
+
+
+def shares_statistics(norm, x: torch.Tensor, cell: tuple[int, int, int]) -> torch.Tensor:
+    """Bool (B, T, d): the outputs that move when the input ``cell`` alone is nudged.
+
+    A normalisation couples exactly the cells that share its mean and variance, so this
+    mask is the set it averages over, found by running it rather than by reading its code.
+    """
+    nudged = x.clone()
+    nudged[cell] += 1.0
+    with torch.no_grad():
+        return (norm(nudged) - norm(x)).abs() > 1e-6
+
+
+def batch_norm_btd(d: int):
+    """BatchNorm1d on a (B, T, d) tensor: it wants channels second, (B, d, T)."""
+    bn = nn.BatchNorm1d(d)  # training mode: statistics of the batch at hand
+    return lambda x: bn(x.transpose(1, 2)).transpose(1, 2)
+
+
+@figure("norm-axes")
+def norm_axes(theme):
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    torch.manual_seed(0)
+    x = torch.randn(B, T, D)
+    panels = [
+        ("Batch norm: one feature,\nover batch and sequence", batch_norm_btd(D)),
+        ("Layer norm: one token,\nover its features", LayerNorm(D)),
+    ]
+    fig = plt.figure(figsize=(8.4, 3.9))
+    for k, (title, norm) in enumerate(panels):
+        mask = shares_statistics(norm, x, PROBE)  # (B, T, d)
+        ax = fig.add_subplot(1, 2, k + 1, projection="3d", computed_zorder=False)
+        # Voxel axes: x = features (right), y = batch (into the page), z = sequence (down).
+        shared = mask.permute(2, 0, 1).flip(-1).numpy()  # (d, B, T), position 0 at the top
+        colors = np.full(shared.shape, theme["muted"] + "38", dtype=object)
+        colors[shared] = theme["accent"]
+        b, t, j = PROBE
+        colors[j, b, T - 1 - t] = theme["accent2"]
+        ax.voxels(
+            np.ones(shared.shape, bool), facecolors=colors, edgecolor=theme["muted"], linewidth=0.4
+        )
+        ax.set_box_aspect((D, B, T))
+        ax.view_init(elev=20, azim=-62)
+        ax.set_axis_off()
+        ax.set_title(title, y=0.98)
+        label = {"color": theme["fg"], "fontsize": 9.5}
+        ax.text(D / 2, -0.3, -0.55, "features  d", zdir="x", ha="center", va="top", **label)
+        ax.text(-0.4, -0.2, T / 2, "sequence  T", zdir="z", ha="center", va="bottom", **label)
+        ax.text(D + 0.35, B / 2, -0.35, "batch  B", zdir="y", ha="center", va="top", **label)
+    from matplotlib.patches import Patch
+
+    fig.legend(
+        handles=[
+            Patch(color=theme["accent2"], label="the input cell nudged"),
+            Patch(color=theme["accent"], label="outputs that moved with it"),
+        ],
+        loc="lower center",
+        ncols=2,
+        bbox_to_anchor=(0.5, -0.02),
+    )
+    fig.subplots_adjust(left=0, right=1, bottom=0.06, top=0.95, wspace=0.02)
+    return fig
+
+
+@figure("norm-sigmoid")
+def norm_sigmoid(theme):
+    import matplotlib.pyplot as plt
+
+    x = torch.linspace(-12, 12, 481, requires_grad=True)
+    y = torch.sigmoid(x)
+    (grad,) = torch.autograd.grad(y.sum(), x)
+    x, y = x.detach().numpy(), y.detach().numpy()
+    fig, ax = plt.subplots(figsize=(7.5, 2.8))
+    ax.plot(x, y, label="sigmoid(x)", linewidth=2)
+    ax.plot(x, grad.numpy(), label="its gradient", linewidth=2)
+    for lo, hi in ((-12, -5), (5, 12)):
+        ax.axvspan(lo, hi, color=theme["grid"], alpha=0.45, linewidth=0)
+    ax.text(-8.5, 0.55, "saturated:\ngradient < 0.007", ha="center", color=theme["muted"])
+    ax.text(8.5, 0.55, "saturated:\ngradient < 0.007", ha="center", color=theme["muted"])
+    ax.set_xlim(-12, 12)
+    ax.set_xlabel("pre-activation x")
+    ax.legend(loc="upper left")
+    ax.grid(True, linewidth=0.5)
+    return fig
