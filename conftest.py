@@ -116,6 +116,36 @@ def include_target(content: str) -> tuple[Path, str | None] | None:
     return Path(snippets_config()["base_path"][0]) / match["path"], match["section"]
 
 
+FENCE_CLOSE = re.compile(r"^[ \t>]*(`{3,}|~{3,})[ \t]*$")
+FENCE_ANY = re.compile(r"^(?P<indent>[ \t]*)(?P<marker>`{3,}|~{3,})")
+
+
+def _indent_blank_lines_in_fences(lines: list[str]) -> list[str]:
+    """Give the empty lines of an indented fence its indentation.
+
+    Inside an admonition or a tab, CommonMark ends the indented block at two empty lines in
+    a row, cutting a fence in two (the site build, Python-Markdown, does not). Whitespace
+    keeps the block open and changes neither the code nor the line numbers.
+    """
+    out, fence = [], None  # fence: (indent, marker) of the open fence
+    for line in lines:
+        match = FENCE_ANY.match(line)
+        if fence is None and match:
+            fence = (match["indent"], match["marker"])
+        elif (
+            fence is not None
+            and match
+            and match["marker"][0] == fence[1][0]
+            and len(match["marker"]) >= len(fence[1])
+            and not line[match.end() :].strip()
+        ):
+            fence = None
+        elif fence is not None and not line.strip():
+            line = fence[0]
+        out.append(line)
+    return out
+
+
 class DocsMarkdownIt(MarkdownIt):
     """CommonMark + admonitions + content tabs, with includes and sessions resolved."""
 
@@ -125,9 +155,8 @@ class DocsMarkdownIt(MarkdownIt):
 
     def parse(self, src: str, env=None):
         # A content tab header becomes an admonition header: same lines, same indentation.
-        src = "\n".join(
-            TAB.sub(r"\g<indent>!!!\g<plus> tab\g<rest>", line) for line in src.split("\n")
-        )
+        lines = [TAB.sub(r"\g<indent>!!!\g<plus> tab\g<rest>", line) for line in src.split("\n")]
+        src = "\n".join(_indent_blank_lines_in_fences(lines))
         tokens = super().parse(src, env)
         fences = [t for t in tokens if t.type == "fence" and t.map]
         parsed = {t.map[0] for t in fences if fence_options(t.info)[0] in PYTHON}
@@ -138,8 +167,15 @@ class DocsMarkdownIt(MarkdownIt):
                     f"line {lineno + 1} opens a python fence that was not parsed as one "
                     f"(check its indentation under a list, tab or admonition): {line.strip()!r}"
                 )
+        src_lines = src.split("\n")
         for token in fences:
             lang, opts, bare = fence_options(token.info)
+            last = src_lines[token.map[1] - 1] if token.map[1] - 1 < len(src_lines) else ""
+            if lang in PYTHON and token.map[1] - token.map[0] > 1 and not FENCE_CLOSE.match(last):
+                raise ValueError(
+                    f"the python fence opened on line {token.map[0] + 1} ends on line "
+                    f"{token.map[1]} without a closing fence: part of it would not run"
+                )
             if lang not in PYTHON or "notest" in bare:
                 continue
             if include_target(token.content):
