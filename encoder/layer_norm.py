@@ -35,7 +35,7 @@ class LayerNorm(nn.Module):
 
     Every position is normalised over its own d_model features, whatever the batch or
     sequence length. ``forward`` calls PyTorch's fused kernel, which computes the same
-    numbers as ``layer_norm`` above in one pass over memory instead of five.
+    numbers as ``layer_norm`` above in one kernel instead of eight.
 
     Args:
         d_model: size of the last dimension.

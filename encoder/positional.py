@@ -59,8 +59,8 @@ class PositionalEncoding(nn.Module):
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(
-                f"sequence length {T} exceeds max_len={self.max_len}; "
-                f"build PositionalEncoding with max_len >= {T}"
+                f"sequence length {T} exceeds max_len={self.max_len}, the longest sequence "
+                f"the positional table was built for; pass max_len >= {T}"
             )
         # Cast the table to x's dtype so an fp16 batch stays fp16.
         return self.dropout(x + self.pe[:T].to(x.dtype))  # (B, T, d) + (T, d)
