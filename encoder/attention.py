@@ -86,6 +86,8 @@ class MultiHeadAttention(nn.Module):
         Tk, H, dh = k.size(1), self.n_head, self.d_head
         if mask is not None:
             check_mask(mask, (B, H, Tq, Tk))
+            # F.scaled_dot_product_attention rejects 0-D and 1-D masks: give every mask 4 dims.
+            mask = mask.view((1,) * (4 - mask.dim()) + tuple(mask.shape))  # (B|1, H|1, Tq|1, Tk|1)
 
         if q is k and k is v:  # self-attention: one matmul for all three projections
             q, k, v = self.in_proj(q).chunk(3, dim=-1)  # 3 x (B, T, d)

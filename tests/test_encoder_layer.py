@@ -181,7 +181,7 @@ def test_from_torch_accepts_relu_module():
 @pytest.mark.parametrize("activation", ["gelu", F.gelu, nn.GELU(), F.silu])
 def test_from_torch_rejects_other_activations(activation):
     ref = nn.TransformerEncoderLayer(16, 4, 32, activation=activation, batch_first=True)
-    with pytest.raises(ValueError, match="activation=relu only, got .*(gelu|GELU|silu)"):
+    with pytest.raises(ValueError, match=r"activation=relu only, got .*(gelu|GELU|silu)"):
         EncoderLayer.from_torch(ref)
 
 
@@ -215,7 +215,7 @@ def test_mask_of_wrong_shape_raises():
 
 def test_mask_of_wrong_dtype_raises_type_error():
     layer = EncoderLayer(16, 4, 32)
-    with pytest.raises(TypeError, match="bool tensor .*got torch.float32"):
+    with pytest.raises(TypeError, match=r"bool tensor .*got torch\.float32"):
         layer(torch.randn(2, 5, 16), torch.zeros(2, 1, 1, 5))
 
 

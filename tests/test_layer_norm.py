@@ -1,6 +1,7 @@
 """LayerNorm and layer_norm: parity with nn.LayerNorm, fp16 safety, from_torch."""
 
 import io
+import re
 
 import pytest
 import torch
@@ -58,6 +59,17 @@ def test_low_precision_matches_nn_layer_norm(dtype):
     assert explicit.dtype == dtype
     # Both normalise in float32; they may round the last bit differently.
     torch.testing.assert_close(explicit, ref(x), atol=2 * torch.finfo(dtype).eps * 8, rtol=0)
+
+
+@pytest.mark.parametrize("dtype", LOW_DTYPES)
+def test_low_precision_large_values_are_normalised_in_float32(dtype):
+    """fp16 overflows at 65504: a variance of 1e6 computed in fp16 would be inf."""
+    ref = torch_norm(32, dtype)
+    x = (torch.randn(3, 32) * 1000).to(dtype)
+    explicit = layer_norm(x, ref.weight, ref.bias, ref.eps)
+    assert torch.isfinite(explicit).all()
+    torch.testing.assert_close(explicit, ref(x), atol=2 * torch.finfo(dtype).eps * 8, rtol=0)
+    torch.testing.assert_close(LayerNorm.from_torch(ref)(x), ref(x))
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -139,7 +151,7 @@ def test_from_torch_rejects_no_affine():
 
 @pytest.mark.parametrize("eps", [0.0, -1e-5])
 def test_non_positive_eps_raises(eps):
-    with pytest.raises(ValueError, match=f"eps must be positive, got {eps}"):
+    with pytest.raises(ValueError, match=f"eps must be positive, got {re.escape(str(eps))}"):
         LayerNorm(8, eps=eps)
 
 

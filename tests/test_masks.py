@@ -1,5 +1,7 @@
 """Masks: bool, True = may attend, broadcastable to (B, H, Tq, Tk)."""
 
+import re
+
 import pytest
 import torch
 
@@ -55,7 +57,7 @@ def test_check_mask_rejects_wrong_shape_naming_both(shape):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.int64, torch.uint8])
 def test_check_mask_rejects_non_bool_naming_dtype(dtype):
-    with pytest.raises(TypeError, match=f"bool tensor .*got {dtype}"):
+    with pytest.raises(TypeError, match=f"bool tensor .*got {re.escape(str(dtype))}"):
         check_mask(torch.ones(3, 5, dtype=dtype), (2, 4, 3, 5))
 
 

@@ -107,7 +107,8 @@ def test_property_table_matches_closed_form(n_positions, d_model):
 
 @pytest.mark.parametrize("n_positions, d_model", [(0, 4), (4, 0), (-1, 4)])
 def test_table_rejects_empty_sizes(n_positions, d_model):
-    with pytest.raises(ValueError, match=rf"n_positions \({n_positions}\) and d_model \({d_model}\)"):
+    message = rf"n_positions \({n_positions}\) and d_model \({d_model}\) must be >= 1"
+    with pytest.raises(ValueError, match=message):
         sinusoidal_table(n_positions, d_model)
 
 
@@ -138,11 +139,18 @@ def test_pe_table_is_a_buffer_in_state_dict():
     assert not pe.pe.requires_grad
 
 
-@pytest.mark.parametrize("move, dtype", [(lambda m: m.to(torch.float64), torch.float64),
-                                         (lambda m: m.half(), torch.float16),
-                                         (lambda m: m.bfloat16(), torch.bfloat16)])  # fmt: skip
-def test_pe_table_moves_with_the_module(move, dtype):
-    pe = move(PositionalEncoding(8, max_len=10))
+@pytest.mark.parametrize(
+    "method, args, dtype",
+    [
+        ("to", (torch.float64,), torch.float64),
+        ("double", (), torch.float64),
+        ("half", (), torch.float16),
+        ("bfloat16", (), torch.bfloat16),
+    ],
+)
+def test_pe_table_moves_with_the_module(method, args, dtype):
+    """Posts 001/002 keep a plain attribute that .to()/.half() leave behind in fp32."""
+    pe = getattr(PositionalEncoding(8, max_len=10), method)(*args)
     assert pe.pe.dtype == dtype
     x = torch.randn(2, 10, 8, dtype=dtype)
     assert pe.eval()(x).dtype == dtype

@@ -57,7 +57,7 @@ def test_seq_len_greater_than_max_len_raises():
 
 def test_float_ids_raise_type_error():
     emb = TransformerEmbedding(10, 8, 6)
-    with pytest.raises(TypeError, match="got torch.float32"):
+    with pytest.raises(TypeError, match=r"got torch\.float32"):
         emb(torch.zeros(1, 3))
 
 

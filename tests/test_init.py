@@ -1,0 +1,83 @@
+"""The public API: what `encoder` exports, and the conventions its docstrings promise."""
+
+import inspect
+import typing
+
+import pytest
+import torch
+
+import encoder
+
+PUBLIC = [
+    "Encoder",
+    "EncoderLayer",
+    "LayerNorm",
+    "MultiHeadAttention",
+    "PositionalEncoding",
+    "PositionwiseFeedForward",
+    "TokenEmbedding",
+    "TransformerEmbedding",
+    "causal_mask",
+    "layer_norm",
+    "padding_mask",
+    "scaled_dot_product_attention",
+    "sinusoidal_table",
+]
+TAKES_A_MASK = ["scaled_dot_product_attention", "MultiHeadAttention", "EncoderLayer", "Encoder"]
+MODULES = [n for n in PUBLIC if isinstance(getattr(encoder, n), type)]
+
+
+def test_all_lists_the_public_api():
+    assert sorted(encoder.__all__) == sorted(PUBLIC)
+    assert len(set(encoder.__all__)) == len(encoder.__all__)
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_every_name_in_all_imports(name):
+    namespace: dict = {}
+    exec(f"from encoder import {name}", namespace)
+    assert namespace[name] is getattr(encoder, name)
+
+
+def test_star_import_gives_exactly_all():
+    namespace: dict = {}
+    exec("from encoder import *", namespace)
+    assert sorted(k for k in namespace if k != "__builtins__") == sorted(PUBLIC)
+
+
+def test_version():
+    assert isinstance(encoder.__version__, str) and encoder.__version__.count(".") == 2
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_modules_are_torch_modules(name):
+    assert issubclass(getattr(encoder, name), torch.nn.Module)
+
+
+@pytest.mark.parametrize("name", TAKES_A_MASK)
+def test_mask_convention_is_written_where_a_mask_is_taken(name):
+    doc = inspect.getdoc(getattr(encoder, name))
+    assert "True = may attend" in doc
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_api_documents_shapes(name):
+    obj = getattr(encoder, name)
+    doc = inspect.getdoc(obj) or ""
+    forward_doc = inspect.getdoc(obj.forward) if isinstance(obj, type) else ""
+    if name in ("causal_mask", "sinusoidal_table"):  # the shape is in the one-line summary
+        assert "(T, T)" in doc or "(n_positions, d_model)" in doc
+    else:
+        assert "Shape:" in doc or "Shape:" in (forward_doc or ""), name
+
+
+@pytest.mark.parametrize("name", PUBLIC)
+def test_public_api_is_type_hinted(name):
+    obj = getattr(encoder, name)
+    functions = [obj.__init__, obj.forward] if isinstance(obj, type) else [obj]
+    for fn in functions:
+        hints = typing.get_type_hints(fn)
+        params = [p for p in inspect.signature(fn).parameters if p not in ("self", "args")]
+        missing = [p for p in params if p not in hints]
+        assert not missing, f"{name}.{fn.__name__}: no type hint for {missing}"
+        assert "return" in hints, f"{name}.{fn.__name__}: no return type"
