@@ -1,0 +1,295 @@
+"""The strict build of the real site, and checks on the HTML it produces.
+
+The build runs once for this module (``site_fixtures.shared_build``, shared with any other test
+module of the same run that needs a built site).
+"""
+
+from __future__ import annotations
+
+import html
+import importlib
+import importlib.metadata
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urljoin, urlsplit
+
+import pytest
+import yaml
+from site_fixtures import ROOT, Build, shared_build
+
+VENDOR_LIMIT = 2_000_000  # bytes: MathJax's tex-chtml.js and its woff-v2 fonts (issue 3)
+
+
+@pytest.fixture(scope="module")
+def build() -> Build:
+    return shared_build()
+
+
+@pytest.fixture(scope="module")
+def site(build: Build) -> Path:
+    # A strict build that warned still wrote the whole site (mkdocs aborts at the very end), so
+    # these checks run on it; test_strict_build_passes_without_warnings reports the warnings.
+    if not (build.site / "index.html").is_file():
+        pytest.fail(f"mkdocs wrote no site (exit {build.returncode}):\n{build.log[-3000:]}")
+    return build.site
+
+
+def pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def url_of(site: Path, page: Path) -> str:
+    """The page's URL path from the site root, e.g. 'notebooks/embedding-zh/index.html'."""
+    return page.relative_to(site).as_posix()
+
+
+# --- mkdocs.yml -----------------------------------------------------------------------------------
+class _Loader(yaml.SafeLoader):
+    """Reads mkdocs.yml, turning its !ENV, !relative and python tags into None."""
+
+
+_Loader.add_multi_constructor("!", lambda loader, suffix, node: None)
+_Loader.add_multi_constructor("tag:yaml.org,2002:python/", lambda loader, suffix, node: None)
+
+
+def nav_files() -> list[str]:
+    """Every docs file in mkdocs.yml's nav, in order."""
+    config = yaml.load((ROOT / "mkdocs.yml").read_text(), Loader=_Loader)
+
+    def walk(item) -> list[str]:
+        if isinstance(item, str):
+            return [item]
+        if isinstance(item, list):
+            return [f for entry in item for f in walk(entry)]
+        if isinstance(item, dict):
+            return [f for value in item.values() for f in walk(value)]
+        return []
+
+    return [f for f in walk(config["nav"]) if not urlsplit(f).scheme]
+
+
+def built_page(docs_file: str) -> str:
+    """Where mkdocs (use_directory_urls) writes a docs file: a.md -> a/index.html."""
+    stem = docs_file.rsplit(".", 1)[0]
+    if stem == "index" or stem.endswith("/index"):
+        return f"{stem}.html"
+    return f"{stem}/index.html"
+
+
+# --- the HTML of a page ---------------------------------------------------------------------------
+# <link rel=...> values that make the browser fetch something.
+LOADING_RELS = {
+    "stylesheet",
+    "icon",
+    "shortcut",
+    "apple-touch-icon",
+    "manifest",
+    "preload",
+    "modulepreload",
+    "prefetch",
+    "preconnect",
+    "dns-prefetch",
+}
+LOADING_ATTRS = {
+    "script": "src",
+    "img": "src",
+    "iframe": "src",
+    "source": "src",
+    "video": "src",
+    "audio": "src",
+    "embed": "src",
+    "object": "data",
+}
+
+
+class PageParser(HTMLParser):
+    """URLs a page loads, its <img> tags, and its <figure> captions."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.loads: list[str] = []
+        self.images: list[dict[str, str | None]] = []
+        self.figures: list[dict] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "link" and LOADING_RELS & set((a.get("rel") or "").lower().split()):
+            self.loads.append(a.get("href") or "")
+        elif tag in LOADING_ATTRS and a.get(LOADING_ATTRS[tag]):
+            self.loads.append(a[LOADING_ATTRS[tag]] or "")
+        if tag == "img":
+            self.images.append(a)
+            if self.figures and self.figures[-1]["open"]:
+                self.figures[-1]["images"].append(a)
+        elif tag == "figure":
+            self.figures.append({"open": True, "images": [], "caption": ""})
+        elif tag == "figcaption" and self.figures:
+            self.figures[-1]["in_caption"] = True
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "figure" and self.figures:
+            self.figures[-1]["open"] = False
+        elif tag == "figcaption" and self.figures:
+            self.figures[-1]["in_caption"] = False
+
+    def handle_data(self, data: str) -> None:
+        if self.figures and self.figures[-1].get("in_caption"):
+            self.figures[-1]["caption"] += data
+
+
+def parse(page: Path) -> PageParser:
+    parser = PageParser()
+    parser.feed(page.read_text())
+    return parser
+
+
+def is_external(url: str) -> bool:
+    parts = urlsplit(url)
+    if parts.scheme in ("", "data", "blob") and not url.startswith("//"):
+        return False
+    return parts.hostname not in ("127.0.0.1", "localhost")
+
+
+# --- the build ------------------------------------------------------------------------------------
+def test_strict_build_passes_without_warnings(build: Build):
+    assert build.returncode == 0, build.log
+    assert build.warnings == [], build.log
+
+
+def test_every_nav_page_is_built(site: Path):
+    files = nav_files()
+    assert "index.md" in files
+    missing = [f for f in files if not (site / built_page(f)).is_file()]
+    assert missing == [], f"nav entries without a built page: {missing}"
+
+
+def test_no_include_left_unexpanded(site: Path):
+    # Text as a reader sees it: tags stripped (highlighting splits `--8<--` into spans).
+    left = [
+        url_of(site, page)
+        for page in pages(site)
+        if "--8<--" in html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
+    ]
+    assert left == [], f"pages showing a raw --8<-- include line: {left}"
+
+
+def test_every_page_has_the_build_stamp(site: Path):
+    torch_version = importlib.metadata.version("torch")
+    encoder_version = importlib.import_module("encoder").__version__
+    stamp = re.compile(r'<div class="build-stamp" data-build-stamp>(.*?)</div>', re.DOTALL)
+    bad = []
+    for page in pages(site):
+        match = stamp.search(page.read_text())
+        text = " ".join(match[1].split()) if match else ""
+        if f"torch {torch_version}," not in text or f"encoder {encoder_version}," not in text:
+            bad.append(url_of(site, page))
+    assert bad == [], f"pages without a build stamp naming torch {torch_version}: {bad}"
+
+
+# --- offline ------------------------------------------------------------------------------------
+def test_pages_load_nothing_from_another_host(site: Path):
+    external = {
+        f"{url_of(site, page)}: {url}"
+        for page in pages(site)
+        for url in parse(page).loads
+        if is_external(url)
+    }
+    assert external == set()
+
+
+# Addresses of CDNs and font hosts; every occurrence in a built file must be a known, inert one.
+CDN = re.compile(
+    r"(?:https?:)?//(?:fonts\.googleapis\.com|fonts\.gstatic\.com|cdn\.jsdelivr\.net|unpkg\.com"
+    r"|cdnjs\.cloudflare\.com|ajax\.googleapis\.com|polyfill\.io|esm\.sh|code\.jquery\.com"
+    r"|use\.fontawesome\.com|kit\.fontawesome\.com|cdn\.plot\.ly|cdn\.mathjax\.org)[^\s\"'`)]*"
+)
+# (file, address prefix): why it never loads on this site.
+INERT = {
+    # Material's fallback for browsers without ResizeObserver; every supported browser has it.
+    ("assets/javascripts/bundle.*.min.js", "https://unpkg.com/resize-observer-polyfill"),
+    # Material loads Mermaid only for a mermaid diagram (test_no_mermaid_diagram).
+    ("assets/javascripts/bundle.*.min.js", "https://unpkg.com/mermaid@"),
+    # nbconvert's notebook template: Mermaid only for a .jp-Mermaid diagram (same test).
+    ("notebooks/*/index.html", "https://cdnjs.cloudflare.com/ajax/libs/mermaid"),
+    # MathJax's speech-rule engine, run only by its a11y components, which are not vendored.
+    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/speech-rule-engine@"),
+    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/sre-mathmaps-ie@"),
+    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/wicked-good-xpath@"),
+}
+
+
+def test_no_cdn_or_font_host_in_any_built_file(site: Path):
+    found = set()
+    for path in site.rglob("*"):
+        if path.suffix not in (".html", ".js", ".mjs", ".css", ".json", ".svg"):
+            continue
+        rel = path.relative_to(site)
+        for match in CDN.finditer(path.read_text(errors="replace")):
+            if not any(rel.match(glob) and match[0].startswith(p) for glob, p in INERT):
+                found.add(f"{rel.as_posix()}: {match[0]}")
+    assert found == set()
+
+
+def test_no_mermaid_diagram(site: Path):
+    # The Mermaid loaders allowed in INERT fetch from a CDN as soon as a page has a diagram.
+    with_mermaid = [
+        url_of(site, page)
+        for page in pages(site)
+        if re.search(r'class="[^"]*\b(?:mermaid|jp-Mermaid)\b', page.read_text())
+    ]
+    assert with_mermaid == [], "a Mermaid diagram needs Mermaid vendored, not loaded from a CDN"
+
+
+def test_repository_facts_are_not_fetched(site: Path):
+    # Material fetches stars and forks from api.github.com for data-md-component="source".
+    fetching = [
+        url_of(site, page)
+        for page in pages(site)
+        if 'data-md-component="source"' in page.read_text()
+    ]
+    assert fetching == []
+
+
+def test_mathjax_is_vendored_and_small(site: Path):
+    vendor = site / "assets" / "vendor"
+    assert (vendor / "mathjax" / "tex-chtml.js").is_file()
+    assert list((vendor / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
+    size = sum(p.stat().st_size for p in vendor.rglob("*") if p.is_file())
+    assert size < VENDOR_LIMIT, f"assets/vendor is {size / 1e6:.2f} MB"
+    for page in pages(site):
+        scripts = [urlsplit(url).path for url in parse(page).loads]
+        assert any(s.endswith("assets/vendor/mathjax/tex-chtml.js") for s in scripts), page
+
+
+# --- figures --------------------------------------------------------------------------------------
+FIGURE = re.compile(r"(?:^|/)figures/(?P<name>[\w-]+?)(?P<dark>-dark)?\.svg$")
+
+
+def test_every_figure_exists_light_and_dark_with_alt_and_caption(site: Path):
+    referenced: set[str] = set()
+    problems = []
+    for page in pages(site):
+        parsed = parse(page)
+        page_url = url_of(site, page)
+        for img in parsed.images:
+            src = urlsplit(img.get("src") or "").path
+            match = FIGURE.search(src)
+            if not match:
+                continue
+            referenced.add(match["name"])
+            if not (site / urljoin(page_url, src)).is_file():
+                problems.append(f"{page_url}: {src} is not in the build")
+            if not (img.get("alt") or "").strip():
+                problems.append(f"{page_url}: {src} has no alt text")
+        for fig in parsed.figures:
+            if any(FIGURE.search(img.get("src") or "") for img in fig["images"]):
+                if not fig["caption"].strip():
+                    problems.append(f"{page_url}: a figure without a caption")
+    for name in sorted(referenced):
+        for variant in (f"{name}.svg", f"{name}-dark.svg"):
+            path = site / "figures" / variant
+            if not path.is_file() or "<svg" not in path.read_text():
+                problems.append(f"figures/{variant} is missing or not an SVG")
+    assert referenced, "no page shows a figure: this test would check nothing"
+    assert problems == []
