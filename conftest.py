@@ -41,7 +41,8 @@ from pytest_markdown_docs._runners import DefaultRunner, register_runner
 ROOT = Path(__file__).resolve().parent
 PYTHON = {"py", "python", "python3"}
 INCLUDE = re.compile(r'^\s*(?:;\s*)?--8<--\s+"(?P<path>[^"]+?)(?::(?P<section>[\w-]+))?"\s*$')
-TAB = re.compile(r'^(?P<indent>[ \t]*)===(?P<plus>\+?)(?P<rest>[ \t]+".*)$')
+# A tab header: === "Title", with pymdownx.tabbed's flags + (selected) and ! (new tab set).
+TAB = re.compile(r'^(?P<indent>[ \t]*)===(?P<plus>\+?)!?\+?(?P<rest>[ \t]+".*)$')
 FENCE_OPEN = re.compile(r"^[ \t>]*(`{3,}|~{3,})[ \t]*\{?[ \t]*\.?(?P<lang>py|python|python3)\b")
 
 

@@ -225,9 +225,22 @@ def test_fences_in_content_tabs_run(project):
             ```python
             --8<-- "toypkg/shapes.py:typo"
             ```
+
+        ===! "A new tab set"
+
+            ```python
+            assert 2 + 2 == 4
+            ```
+
+        ===!+ "Selected, in a new tab set"
+
+            ```python
+            raise RuntimeError("raised in a selected tab of a new set")
+            ```
         """,
     )
-    result.assert_outcomes(passed=1, failed=2)
+    result.assert_outcomes(passed=2, failed=3)
+    result.stdout.fnmatch_lines(["*RuntimeError: raised in a selected tab of a new set*"])
     result.stdout.fnmatch_lines(["*RuntimeError: raised in a tab*"])
     assert "reads undefined name(s) ['outpu']" in result.stdout.str()
 
