@@ -13,6 +13,11 @@ its own. This site needs three things more, which this file adds through the plu
    collected (the default parser sees them as indented code and skips them).
 3. Nothing skipped silently. A line that opens a python fence but was not parsed as one fails
    the collection of the page.
+4. Sections of other pages. A line ``--8<-- "docs/positional-encoding.md:table"`` outside a
+   fence (how a Chinese page under docs/zh/ shows the English page's code) is replaced by that
+   section before the page is parsed, as pymdownx.snippets does in the build, and its fences run
+   as the page's own. They keep the page's line numbers (the include's line; a section may hold
+   one python fence), and a traceback points at the line of the page the code is written in.
 
 Fences of one markdown-exec ``session`` share a namespace, as they do when the site is built
 (earlier fences of the session are run first if a test selection skipped them).
@@ -147,6 +152,90 @@ def _indent_blank_lines_in_fences(lines: list[str]) -> list[str]:
     return out
 
 
+SECTION_MARK = re.compile(
+    r"-{1,}8<-{1,}[ \t]+\[[ \t]*(?P<type>start|end)[ \t]*:[ \t]*(?P<name>[\w-]+)"
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Origin:
+    """Where a line of an expanded page is written."""
+
+    path: Path | None  # the file it comes from; None: the page itself
+    line: int  # 0-based line in that file
+    page_line: int  # 0-based line of the page: its own, or the include's that brought it in
+
+
+def _md_section(path: Path, section: str | None) -> list[tuple[str, int]]:
+    """(line, 0-based line number) of a section of a Markdown file, markers dropped."""
+    if not path.exists():
+        raise FileNotFoundError(f"Snippet at path '{path.relative_to(ROOT)}' could not be found")
+    lines = path.read_text().split("\n")
+    if section is None:
+        start, end = -1, len(lines)
+    else:
+        marks = [
+            (m["type"], n)
+            for n, line in enumerate(lines)
+            if (m := SECTION_MARK.search(line)) and m["name"] == section
+        ]
+        starts = [n for kind, n in marks if kind == "start"]
+        ends = [n for kind, n in marks if kind == "end" and starts and n > starts[0]]
+        if not starts or not ends:
+            raise LookupError(f"{path.relative_to(ROOT)} has no section {section!r}")
+        start, end = starts[0], ends[0]
+    kept = [(lines[n], n) for n in range(start + 1, end) if not SECTION_MARK.search(lines[n])]
+    common = textwrap.dedent("\n".join(text for text, _ in kept))  # dedent_subsections
+    return list(zip(common.split("\n"), (n for _, n in kept), strict=True))
+
+
+def expand_md_includes(lines: list[str], _depth: int = 0) -> tuple[list[str], list[Origin]]:
+    """The page with its --8<-- lines of .md sections (outside fences) replaced by the sections.
+
+    The section is indented like the include line, as pymdownx.snippets does; its own includes
+    of .py sections, inside fences, are left for the fences' runner.
+    """
+    out: list[str] = []
+    origins: list[Origin] = []
+    fence = None  # (indent, marker) of the open fence
+    for n, line in enumerate(lines):
+        match = INCLUDE.match(line)
+        if fence is None and match and match["path"].endswith(".md"):
+            indent = line[: len(line) - len(line.lstrip())]
+            section = _md_section(ROOT / match["path"], match["section"])
+            if _depth > 8:
+                raise RecursionError(f"--8<-- includes nested too deep at {match['path']}")
+            texts, inner = expand_md_includes([text for text, _ in section], _depth + 1)
+            for text, origin in zip(texts, inner, strict=True):
+                out.append(indent + text if text else text)
+                if origin.path is None:  # a line of the section itself
+                    origin = Origin(ROOT / match["path"], section[origin.line][1], n)
+                origins.append(dataclasses.replace(origin, page_line=n))
+            continue
+        opened = FENCE_ANY.match(line)
+        if fence is None and opened:
+            fence = (opened["indent"], opened["marker"])
+        elif (
+            fence is not None
+            and opened
+            and opened["marker"].startswith(fence[1])
+            and not line[opened.end() :].strip()
+        ):
+            fence = None
+        out.append(line)
+        origins.append(Origin(None, n, n))
+    return out, origins
+
+
+def _where(origin: Origin) -> str:
+    if origin.path is None:
+        return f"line {origin.page_line + 1}"
+    return (
+        f"{origin.path.relative_to(ROOT)} line {origin.line + 1} "
+        f"(included on line {origin.page_line + 1})"
+    )
+
+
 class DocsMarkdownIt(MarkdownIt):
     """CommonMark + admonitions + content tabs, with includes and sessions resolved."""
 
@@ -155,8 +244,9 @@ class DocsMarkdownIt(MarkdownIt):
         self.use(admon_plugin)
 
     def parse(self, src: str, env=None):
+        written, origins = expand_md_includes(src.split("\n"))
         # A content tab header becomes an admonition header: same lines, same indentation.
-        lines = [TAB.sub(r"\g<indent>!!!\g<plus> tab\g<rest>", line) for line in src.split("\n")]
+        lines = [TAB.sub(r"\g<indent>!!!\g<plus> tab\g<rest>", line) for line in written]
         src = "\n".join(_indent_blank_lines_in_fences(lines))
         tokens = super().parse(src, env)
         fences = [t for t in tokens if t.type == "fence" and t.map]
@@ -165,25 +255,45 @@ class DocsMarkdownIt(MarkdownIt):
         for lineno, line in enumerate(src.split("\n")):
             if FENCE_OPEN.match(line) and lineno not in parsed and lineno not in in_fence_lines:
                 raise ValueError(
-                    f"line {lineno + 1} opens a python fence that was not parsed as one "
+                    f"{_where(origins[lineno])} opens a python fence that was not parsed as one "
                     f"(check its indentation under a list, tab or admonition): {line.strip()!r}"
                 )
         src_lines = src.split("\n")
+        starts: dict[int, Origin] = {}
         for token in fences:
             lang, opts, bare = fence_options(token.info)
-            last = src_lines[token.map[1] - 1] if token.map[1] - 1 < len(src_lines) else ""
-            if lang in PYTHON and token.map[1] - token.map[0] > 1 and not FENCE_CLOSE.match(last):
+            first, end = token.map
+            last = src_lines[end - 1] if end - 1 < len(src_lines) else ""
+            if lang in PYTHON and end - first > 1 and not FENCE_CLOSE.match(last):
                 raise ValueError(
-                    f"the python fence opened on line {token.map[0] + 1} ends on line "
-                    f"{token.map[1]} without a closing fence: part of it would not run"
+                    f"the python fence opened on {_where(origins[first])} ends on "
+                    f"{_where(origins[end - 1])} without a closing fence: part of it would not run"
                 )
+            # The plugin names and numbers a fence by its first line: the page's line.
+            opening = origins[first]
+            token.map = [opening.page_line, opening.page_line + end - first]
             if lang not in PYTHON or "notest" in bare:
                 continue
+            if opening.page_line in starts:
+                raise ValueError(
+                    f"{_where(opening)} and {_where(starts[opening.page_line])} are python fences "
+                    "of one included section: give each its own section"
+                )
+            starts[opening.page_line] = opening
+            body = "\n".join(written[first + 1 : end - 1])
             if include_target(token.content):
                 token.content = expand_includes(token.content)
                 token.info = "python runner:IncludeRunner"
             elif opts.get("session"):
                 token.info = "python runner:SessionRunner"
+            token.meta["fence"] = Fence(
+                start=opening.page_line + 1,
+                info=written[first].strip(),
+                body=body,
+                code=token.content,
+                source=opening.path,
+                source_start=opening.line + 1,
+            )
         return tokens
 
 
@@ -195,24 +305,19 @@ def pytest_markdown_docs_markdown_it():
 @dataclasses.dataclass(frozen=True)
 class Fence:
     start: int  # 0-based index of the fence's first body line (the plugin's start_line)
-    info: str  # the opening line as written on the page
-    body: str  # the body as written on the page
+    info: str  # the opening line as written
+    body: str  # the body as written
     code: str  # the code that runs (includes expanded)
+    source: Path | None = None  # the page it is written in, if another page's section
+    source_start: int = 0  # there, the 0-based index of its first body line
 
 
 @functools.cache
 def page_fences(path: Path) -> dict[int, Fence]:
     """Every python fence this parser hands to the plugin, by start line, in page order."""
-    src = path.read_text()
-    lines = src.split("\n")
     return {
-        t.map[0] + 1: Fence(
-            t.map[0] + 1,
-            lines[t.map[0]].strip(),
-            "\n".join(lines[t.map[0] + 1 : t.map[1] - 1]),
-            t.content,
-        )
-        for t in DocsMarkdownIt().parse(src)
+        t.meta["fence"].start: t.meta["fence"]
+        for t in DocsMarkdownIt().parse(path.read_text())
         if t.type == "fence" and t.map and t.info.startswith("python runner:")
     }
 
@@ -295,5 +400,16 @@ class SessionRunner(DefaultRunner):
 
     @staticmethod
     def _run(path: Path, fence: Fence, namespace: dict) -> None:
-        code = "\n" * fence.start + textwrap.dedent(fence.code)
-        exec(compile(code, str(path), "exec", dont_inherit=True), namespace)
+        # A section of another page is compiled at its lines there, for its tracebacks.
+        start = fence.source_start if fence.source else fence.start
+        code = "\n" * start + textwrap.dedent(fence.code)
+        exec(compile(code, str(fence.source or path), "exec", dont_inherit=True), namespace)
+
+    def repr_failure(self, test, excinfo, style=None):
+        fence = page_fences(Path(test.source_path))[test.start_line]
+        if fence.source is not None:  # show the frames and lines of the page it is written in
+            source = "\n" * fence.source_start + textwrap.dedent(fence.code)
+            test = dataclasses.replace(
+                test, source_path=fence.source, source=source, start_line=fence.source_start
+            )
+        return super().repr_failure(test, excinfo, style)
