@@ -21,8 +21,10 @@ chromium:  # Debian's Chromium for the browser tests (Playwright never downloads
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
+# --dirty: an edit rebuilds only the edited page (about 1.5 s instead of 10 s: every page runs
+# its code at build). A change to encoder/ or docs_build/ still rebuilds every page.
 serve: $(STAMP)
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
 build: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict

@@ -65,11 +65,26 @@ def _package_hash() -> str:
 
 
 def on_files(files: Files, config) -> Files:
+    _expire_pages_older_than_the_code(files)
     for name, variants in figures.render_all().items():
         for suffix, svg in variants.items():
             uri = f"figures/{name}{suffix}.svg"
             files.append(File.generated(config, uri, content=svg))
     return files
+
+
+def _expire_pages_older_than_the_code(files: Files) -> None:
+    """Under `mkdocs serve --dirty`, rebuild every page when the package or the build changed.
+
+    Dirty builds rebuild only pages whose source is newer than their output, but every page
+    runs or includes `encoder/`: deleting outputs older than the code makes them rebuild.
+    """
+    code = [*(ROOT / "encoder").glob("*.py"), *(ROOT / "docs_build").rglob("*.py")]
+    newest = max(path.stat().st_mtime for path in code)
+    for file in files.documentation_pages():
+        out = Path(file.abs_dest_path)
+        if out.exists() and out.stat().st_mtime < newest:
+            out.unlink()
 
 
 def _figure_html(match: re.Match) -> str:
