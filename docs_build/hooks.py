@@ -115,3 +115,19 @@ EMPTY_RESULT = re.compile(
 
 def on_page_content(html: str, page, config, files) -> str:
     return EMPTY_RESULT.sub("", html)
+
+
+# nbconvert's template (used by mkdocs-jupyter) writes a MathJax 2 loader into every notebook
+# page: an empty <script src=""> (no CDN here) and a script calling MathJax.Hub.Config. Notebook
+# math is typeset by the site's MathJax 3 (assets/javascripts/mathjax-config.js), which has no
+# Hub. Inert on a full load, the snippet runs when instant navigation swaps a notebook page in:
+# "Cannot read properties of undefined (reading 'Config')" (found by tests/browser). Drop it.
+NBCONVERT_MATHJAX2 = re.compile(
+    r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
+)
+
+
+def on_post_page(output: str, page, config) -> str:
+    if page.file.src_uri.endswith(".ipynb"):
+        output = NBCONVERT_MATHJAX2.sub("", output)
+    return output

@@ -1,0 +1,533 @@
+"""The built site in a real browser: build it once, serve it on 127.0.0.1, visit each page.
+
+The site is built (``mkdocs build --strict``) into a temporary folder with ``SITE_URL`` naming the
+address it is then served at, so Material's instant navigation is active as on the real site. The
+pages under test are the build's ``index.html`` files, so a page is tested as soon as it lands.
+
+Each page is visited once per colour scheme (``light``, ``dark``) by headless Debian Chromium
+(``/usr/bin/chromium``; Playwright never downloads a browser). A visit records everything the
+per-page tests assert on: requests, failures, console, formulas, images, links, axe-core results,
+page weight and typeset time; the tests only read the record. Every visit saves a full-page
+screenshot in ``test-artifacts/browser/screenshots/``; a failing test also gets its page's
+console log (and, for tests that drive a live page, a screenshot) in
+``test-artifacts/browser/failures/``. Page weights and typeset times go to
+``test-artifacts/browser/report.json``, summarised at the end of the run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import html.parser
+import http.server
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts" / "browser"
+CHROMIUM = "/usr/bin/chromium"
+# Flags that work headless on these machines; without the networking ones Chromium floods a
+# closed network with refused connections (which would also count as requests to other hosts).
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SCHEMES = {"light": "default", "dark": "slate"}  # emulated colour scheme -> Material's palette
+VIEWPORT = {"width": 1280, "height": 900}
+TIMEOUT_MS = 20_000
+BUILD_FAILED = "<site build failed>"
+
+# Records when MathJax's first typeset of the page is done, as performance.now() (ms since the
+# navigation started). Runs before the page's own scripts, in every document.
+TYPESET_CLOCK = """
+performance.setResourceTimingBufferSize(2000);
+(() => {
+  const timer = setInterval(() => {
+    const mj = window.MathJax;
+    if (mj && mj.startup && mj.startup.promise) {
+      clearInterval(timer);
+      mj.startup.promise.then(
+        () => { window.__typesetDone = performance.now(); },
+        (e) => { window.__typesetError = String(e); },
+      );
+    }
+  }, 5);
+})();
+"""
+
+
+# TeX left in the visible text of a page (outside code and typeset math): a command, a math
+# delimiter, $$, an inline $...$ pair, or a braced sub/superscript.
+RAW_TEX = re.compile(r"\\[A-Za-z]{2,}|\\[()\[\]{}]|\$\$|\$[^$\s][^$\n]{0,200}\$|[_^]\{")
+
+
+def raw_tex(text: str) -> list[str]:
+    """Each piece of raw TeX in ``text``, with a little context."""
+    return [text[max(m.start() - 30, 0) : m.end() + 30] for m in RAW_TEX.finditer(text)]
+
+
+# --- the site: built once, served from this process -----------------------------------------------
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args) -> None:
+        pass
+
+
+class Site:
+    """The site built with ``SITE_URL`` = the address it is served at, on 127.0.0.1."""
+
+    def __init__(self) -> None:
+        self.tmp = Path(tempfile.mkdtemp(prefix="browser-site-"))
+        self.dir = self.tmp / "site"
+        # Bind first (port 0: a free port, no race), build for that address, then serve.
+        handler = functools.partial(_Quiet, directory=str(self.dir))
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.origin = f"http://127.0.0.1:{self.server.server_port}"
+        self.base = self.origin + "/"
+        self.cold = not (ROOT / ".cache").exists()  # no notebook or figure cache yet
+        env = {**os.environ, "SITE_URL": self.base, "NO_MKDOCS_2_WARNING": "1"}
+        start = time.perf_counter()
+        proc = subprocess.run(
+            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(self.dir)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
+        self.build_seconds = time.perf_counter() - start
+        self.build_error = None if proc.returncode == 0 else proc.stdout + proc.stderr
+        self.pages = [] if self.build_error else self._discover()
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def _discover(self) -> list[str]:
+        """Every page of the build, as a path relative to the site root ('' is the home page)."""
+        pages = []
+        for index in self.dir.rglob("index.html"):
+            rel = index.parent.relative_to(self.dir)
+            if rel.parts and rel.parts[0] in {"assets", "search"}:
+                continue
+            pages.append("" if rel == Path(".") else rel.as_posix() + "/")
+        return sorted(pages)
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+    def html(self, path: str) -> str:
+        return (self.dir / path / "index.html").read_text(encoding="utf-8")
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+
+_SITE: list[Site] = []
+
+
+def get_site() -> Site:
+    """The session's site, built on first use."""
+    if not _SITE:
+        _SITE.append(Site())
+    return _SITE[0]
+
+
+def close_site() -> None:
+    while _SITE:
+        _SITE.pop().close()
+
+
+def page_id(path: str) -> str:
+    return path.strip("/") or "home"
+
+
+# --- fetching from the served site (links, images), once per URL per session ----------------------
+@dataclasses.dataclass
+class Fetched:
+    status: int
+    content_type: str
+    body: bytes
+
+
+@functools.cache
+def fetch(url: str) -> Fetched:
+    try:
+        with urllib.request.urlopen(url, timeout=30) as resp:
+            return Fetched(resp.status, resp.headers.get_content_type(), resp.read())
+    except urllib.error.HTTPError as err:
+        return Fetched(err.code, err.headers.get_content_type(), b"")
+
+
+class _Anchors(html.parser.HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        for key, value in attrs:
+            if value and (key == "id" or (key == "name" and tag == "a")):
+                self.ids.add(value)
+
+
+@functools.cache
+def anchors(url: str) -> frozenset[str]:
+    parser = _Anchors()
+    parser.feed(fetch(url).body.decode("utf-8", "replace"))
+    return frozenset(parser.ids)
+
+
+# --- one visit of one page in one scheme ----------------------------------------------------------
+class Recorder:
+    """Everything a page asks for and says, from the moment it is created."""
+
+    def __init__(self, page) -> None:
+        self.requests: list[tuple[str, str]] = []  # (resource type, url)
+        self.failed: list[str] = []
+        self.console: list[str] = []
+        self.errors: list[str] = []
+        page.on("request", lambda r: self.requests.append((r.resource_type, r.url)))
+        page.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
+        page.on(
+            "response",
+            lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"),
+        )
+        page.on("console", self._console)
+        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+    def _console(self, msg) -> None:
+        loc = msg.location or {}
+        line = f"[{msg.type}] {msg.text} ({loc.get('url', '')}:{loc.get('lineNumber', '')})"
+        self.console.append(line)
+        if msg.type == "error":
+            self.errors.append(line)
+
+    def log(self) -> str:
+        lines = ["# console", *self.console, "", "# page errors", *self.errors]
+        lines += ["", "# failed requests", *self.failed, "", "# requests"]
+        lines += [f"{kind} {url}" for kind, url in self.requests]
+        return "\n".join(lines) + "\n"
+
+
+@dataclasses.dataclass
+class Visit:
+    path: str
+    scheme: str
+    url: str
+    recorder: Recorder
+    color_scheme: str  # Material's data-md-color-scheme on <body>
+    typeset_ms: float | None
+    typeset_error: str | None
+    math: dict
+    images: list[dict]
+    links: list[str]
+    weight: dict
+    axe: list[dict]
+    screenshot: Path
+
+    @property
+    def name(self) -> str:
+        return f"{page_id(self.path)} ({self.scheme})"
+
+    def serious_axe(self) -> list[dict]:
+        return [v for v in self.axe if v["impact"] in {"serious", "critical"}]
+
+    def record(self) -> dict:
+        return {
+            "page": self.path or "/",
+            "scheme": self.scheme,
+            "requests": len(self.recorder.requests),
+            "hosts": sorted({urllib.parse.urlsplit(u).netloc for _, u in self.recorder.requests}),
+            "failed_requests": self.recorder.failed,
+            "console_errors": self.recorder.errors,
+            "weight_bytes": self.weight["bytes"],
+            "resources": self.weight["resources"],
+            "typeset_ms": None if self.typeset_ms is None else round(self.typeset_ms, 1),
+            "formulas": self.math["containers"],
+            "images": len(self.images),
+            "links": len(self.links),
+            "axe": [
+                {"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"])} for v in self.axe
+            ],
+            "screenshot": self.screenshot.relative_to(ROOT).as_posix(),
+        }
+
+
+# Scroll every displayed image into view, one frame at a time (they are loading="lazy"), and
+# wait until each has loaded or failed.
+LOAD_IMAGES = """
+async () => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const shown = [...document.images].filter((i) => i.checkVisibility());
+  for (const img of shown) { img.scrollIntoView({block: "center"}); await frame(); }
+  const done = (img) => img.complete ? null : new Promise((r) => {
+    img.addEventListener("load", r, {once: true});
+    img.addEventListener("error", r, {once: true});
+  });
+  await Promise.race([Promise.all(shown.map(done)), new Promise((r) => setTimeout(r, 10000))]);
+  window.scrollTo(0, 0);
+  await frame();
+}
+"""
+
+# Formulas, visible text outside code and math, images, links and bytes loaded, in one pass.
+INSPECT = """
+() => {
+  const visible = (el) => el.checkVisibility();
+  const rgba = (s) => {
+    const m = s.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  const over = (fg, bg) => [0, 1, 2].map((k) => fg[k] * fg[3] + bg[k] * (1 - fg[3])).concat(1);
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const c = rgba(getComputedStyle(e).backgroundColor);
+      if (c && c[3] > 0) { layers.push(c); if (c[3] >= 1) break; }
+    }
+    let bg = [255, 255, 255, 1];
+    for (const c of layers.reverse()) bg = over(c, bg);
+    return bg;
+  };
+  const lum = (c) => {
+    const [r, g, b] = c.slice(0, 3).map((v) => {
+      v /= 255;
+      return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    });
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  const contrast = (el) => {
+    const bg = background(el);
+    const fg = rgba(getComputedStyle(el).color);
+    if (!fg) return null;
+    const [a, b] = [lum(over(fg, bg)), lum(bg)];
+    return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+  };
+
+  const containers = [...document.querySelectorAll("mjx-container")];
+  const shownMath = containers.filter(visible);
+  const contrasts = shownMath.slice(0, 200).map(contrast).filter((c) => c !== null);
+  const math = {
+    arithmatex: document.querySelectorAll(".arithmatex").length,
+    untypeset: [...document.querySelectorAll(".arithmatex")]
+      .filter((e) => !e.querySelector("mjx-container"))
+      .map((e) => e.textContent.trim().slice(0, 120)),
+    containers: containers.length,
+    blank: shownMath.filter((c) => c.getBoundingClientRect().width === 0)
+      .map((c) => (c.parentElement.textContent || "").trim().slice(0, 120)),
+    errors: [...document.querySelectorAll("mjx-merror")].map((e) => e.textContent.slice(0, 120)),
+    min_contrast: contrasts.length ? Math.min(...contrasts) : null,
+  };
+
+  const root = document.querySelector(".md-content") || document.body;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT, {
+    acceptNode: (n) => {
+      const p = n.parentElement;
+      if (!p || p.closest("pre, code, script, style, textarea, mjx-container")) {
+        return NodeFilter.FILTER_REJECT;
+      }
+      return visible(p) ? NodeFilter.FILTER_ACCEPT : NodeFilter.FILTER_REJECT;
+    },
+  });
+  const texts = [];
+  while (walker.nextNode()) texts.push(walker.currentNode.nodeValue);
+  math.text = texts.join("");
+
+  const images = [...document.images].map((i) => ({
+    src: i.getAttribute("src"),
+    url: i.src,
+    alt: i.getAttribute("alt"),
+    visible: visible(i),
+    complete: i.complete,
+    naturalWidth: i.naturalWidth,
+  }));
+  const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
+
+  const entries = [
+    ...performance.getEntriesByType("navigation"),
+    ...performance.getEntriesByType("resource"),
+  ];
+  const weight = {
+    bytes: entries.reduce((s, e) => s + (e.encodedBodySize || 0), 0),
+    resources: entries.length,
+  };
+  return {
+    scheme: document.body.getAttribute("data-md-color-scheme"),
+    typesetDone: window.__typesetDone ?? null,
+    typesetError: window.__typesetError ?? null,
+    math, images, links, weight,
+  };
+}
+"""
+
+
+class Browser:
+    """One Chromium for the session; one browser context per colour scheme."""
+
+    def __init__(self, site: Site) -> None:
+        from playwright.sync_api import sync_playwright
+
+        if not os.access(CHROMIUM, os.X_OK):
+            pytest.fail(f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium package)")
+        self.site = site
+        self._pw = sync_playwright().start()
+        self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        self.contexts = {scheme: self.new_context(scheme) for scheme in SCHEMES}
+
+    def new_context(self, scheme: str):
+        ctx = self.browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
+        ctx.set_default_timeout(TIMEOUT_MS)
+        ctx.add_init_script(TYPESET_CLOCK)
+        # Nothing may leave 127.0.0.1: such a request is recorded by the page, then refused here
+        # (the network is closed anyway; refusing makes it fail at once). Routing also turns off
+        # the HTTP cache, so every visit measures the full weight of its page.
+        origin = self.site.origin + "/"
+        ctx.route(lambda url: not url.startswith(origin), lambda route: route.abort())
+        return ctx
+
+    def close(self) -> None:
+        self.browser.close()
+        self._pw.stop()
+
+
+class Visits:
+    """Each (page, scheme) visited once per session, on demand."""
+
+    def __init__(self, site: Site, browser: Browser) -> None:
+        self.site = site
+        self.browser = browser
+        self.done: dict[tuple[str, str], Visit] = {}
+        from axe_playwright_python.sync_playwright import Axe
+
+        self.axe = Axe()
+
+    def get(self, path: str, scheme: str) -> Visit:
+        if (path, scheme) not in self.done:
+            self.done[path, scheme] = self._visit(path, scheme)
+        return self.done[path, scheme]
+
+    def _visit(self, path: str, scheme: str) -> Visit:
+        page = self.browser.contexts[scheme].new_page()
+        recorder = Recorder(page)
+        url = self.site.url(path)
+        try:
+            page.goto(url, wait_until="load")
+            try:
+                page.wait_for_function(
+                    "() => window.__typesetDone !== undefined || window.__typesetError"
+                )
+            except Exception as err:  # recorded: the math test reports it
+                recorder.errors.append(f"MathJax did not finish typesetting: {err}")
+            page.evaluate(LOAD_IMAGES)
+            page.wait_for_load_state("networkidle")
+            data = page.evaluate(INSPECT)
+            # axe last: its script is not the site's, and nothing it does counts as the page's.
+            axe = self.axe.run(page).response["violations"]
+            shot = ARTIFACTS / "screenshots" / f"{page_id(path).replace('/', '-')}-{scheme}.png"
+            page.screenshot(path=str(shot), full_page=True)
+        finally:
+            page.close()
+        return Visit(
+            path=path,
+            scheme=scheme,
+            url=url,
+            recorder=recorder,
+            color_scheme=data["scheme"],
+            typeset_ms=data["typesetDone"],
+            typeset_error=data["typesetError"],
+            math=data["math"],
+            images=data["images"],
+            links=data["links"],
+            weight=data["weight"],
+            axe=[
+                {
+                    "id": v["id"],
+                    "impact": v["impact"],
+                    "help": v["help"],
+                    "nodes": [(n["target"], n["html"][:200]) for n in v["nodes"]],
+                }
+                for v in axe
+            ],
+            screenshot=shot,
+        )
+
+
+@dataclasses.dataclass
+class LivePage:
+    """A page the test drives itself (search, navigation, palette), with its recorder."""
+
+    page: object  # playwright.sync_api.Page
+    recorder: Recorder
+
+    def wait_for_typeset(self) -> None:
+        self.page.wait_for_function("() => window.__typesetDone !== undefined")
+
+    def load_images(self) -> None:
+        self.page.evaluate(LOAD_IMAGES)
+
+    def inspect(self) -> dict:
+        return self.page.evaluate(INSPECT)
+
+
+# --- report ---------------------------------------------------------------------------------------
+def write_report(site: Site, visits: Visits) -> list[str]:
+    """Write report.json; return a short summary for the terminal."""
+    records = [v.record() for v in visits.done.values()]
+    if not records:
+        return []
+    heaviest = max(records, key=lambda r: r["weight_bytes"])
+    timed = [r for r in records if r["typeset_ms"] is not None]
+    slowest = max(timed, key=lambda r: r["typeset_ms"]) if timed else None
+    summary = {
+        "pages": len({r["page"] for r in records}),
+        "visits": len(records),
+        "requests": sum(r["requests"] for r in records),
+        "hosts": sorted({h for r in records for h in r["hosts"]}),
+        "build_seconds": round(site.build_seconds, 1),
+        "build_cold": site.cold,
+        "largest_page": {"page": heaviest["page"], "bytes": heaviest["weight_bytes"]},
+        "slowest_typeset": slowest and {"page": slowest["page"], "ms": slowest["typeset_ms"]},
+        "axe_violations": sorted({f"{a['id']} ({a['impact']})" for r in records for a in r["axe"]}),
+    }
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    report = {"base_url": site.base, "summary": summary, "pages": records}
+    (ARTIFACTS / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+
+    lines = [
+        f"{summary['pages']} pages x {len(SCHEMES)} schemes, {summary['requests']} requests "
+        f"to {', '.join(summary['hosts'])}; site built in {summary['build_seconds']} s"
+        f"{' (cold)' if site.cold else ''}",
+        f"{'page':<44} {'scheme':<6} {'requests':>8} {'weight':>10} {'typeset':>9} {'formulas':>8}",
+    ]
+    for r in sorted(records, key=lambda r: (r["page"], r["scheme"])):
+        ms = "-" if r["typeset_ms"] is None else f"{r['typeset_ms']:.0f} ms"
+        lines.append(
+            f"{r['page']:<44} {r['scheme']:<6} {r['requests']:>8} "
+            f"{r['weight_bytes'] / 1e6:>7.2f} MB {ms:>9} {r['formulas']:>8}"
+        )
+    lines.append(
+        f"largest page: {heaviest['page']} {heaviest['weight_bytes'] / 1e6:.2f} MB; "
+        + (f"slowest typeset: {slowest['page']} {slowest['typeset_ms']:.0f} ms" if slowest else "")
+    )
+    if summary["axe_violations"]:
+        lines.append("axe findings (any impact): " + ", ".join(summary["axe_violations"]))
+    lines.append(f"report: {(ARTIFACTS / 'report.json').relative_to(ROOT)}")
+    return lines
