@@ -27,7 +27,10 @@ class PositionwiseFeedForward(nn.Module):
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        h = F.relu(self.linear1(x), inplace=True)  # (..., d_ff); in place saves a copy
+        h = self.linear1(x)  # (..., d_ff)
+        # In place when autograd records nothing (inference): saves a (..., d_ff) tensor.
+        # When it records, in place on linear's output would cost backward an extra copy.
+        h = F.relu(h, inplace=not h.requires_grad)
         return self.linear2(self.dropout(h))  # (..., d_model)
 
 
