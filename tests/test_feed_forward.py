@@ -55,15 +55,51 @@ def test_does_not_modify_its_input():
     assert torch.equal(x, before)
 
 
-def test_in_place_relu_keeps_gradients_exact():
+def _relu_shares_linear1_storage(ffn, x):
+    """Does linear2 read the storage linear1 wrote (the ReLU ran in place)?"""
+    seen = {}
+    hooks = [
+        ffn.linear1.register_forward_hook(lambda m, i, out: seen.update(linear1=out)),
+        ffn.linear2.register_forward_pre_hook(lambda m, i: seen.update(linear2=i[0])),
+    ]
+    try:
+        ffn(x)  # eval(): dropout hands the ReLU output on unchanged
+    finally:
+        for hook in hooks:
+            hook.remove()
+    return seen["linear2"].data_ptr() == seen["linear1"].data_ptr()
+
+
+def _graph_node_names(grad_fn):
+    names, seen, stack = set(), set(), [grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        names.add(type(node).__name__)
+        stack.extend(next_node for next_node, _ in node.next_functions)
+    return names
+
+
+@pytest.mark.parametrize("shape", [(3, 8), (2, 3, 8)])
+def test_in_place_relu_keeps_gradients_exact(shape):
     ffn = randomize_(PositionwiseFeedForward(8, 16)).eval()
-    x = torch.randn(2, 3, 8, requires_grad=True)
-    target = torch.randn(2, 3, 8)
-    (ffn(x) * target).sum().backward()
+    x = torch.randn(shape, requires_grad=True)
+    # Inference: the ReLU overwrites linear1's output.
+    with torch.no_grad():
+        assert _relu_shares_linear1_storage(ffn, x)
+    # Autograd recording: a new tensor, so no history rewritten (no CopySlices copy) ...
+    assert not _relu_shares_linear1_storage(ffn, x)
+    out = ffn(x)
+    assert "CopySlices" not in _graph_node_names(out.grad_fn)
+    # ... and the gradients of the out-of-place formula.
+    target = torch.randn(shape)
+    (out * target).sum().backward()
     ours = [p.grad.clone() for p in ffn.parameters()] + [x.grad.clone()]
     ffn.zero_grad()
     x.grad = None
-    (formula(x, ffn) * target).sum().backward()
+    (formula(x, ffn) * target).sum().backward()  # clamp makes a new tensor
     reference = [p.grad for p in ffn.parameters()] + [x.grad]
     for a, b in zip(ours, reference, strict=True):
         torch.testing.assert_close(a, b)
