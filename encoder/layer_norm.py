@@ -13,7 +13,7 @@ def layer_norm(
 ) -> torch.Tensor:
     """gamma * (x - mean) / sqrt(var + eps) + beta over the last dimension, written out.
 
-    The variance is the biased one (divide by d, not d - 1), as in the paper and PyTorch.
+    The variance is the biased one (divide by d, not d - 1), as in Ba et al. (2016) and PyTorch.
     fp16/bf16 inputs are normalised in float32 and cast back.
 
     Shape:
@@ -35,7 +35,7 @@ class LayerNorm(nn.Module):
 
     Every position is normalised over its own d_model features, whatever the batch or
     sequence length. ``forward`` calls PyTorch's fused kernel, which computes the same
-    numbers as ``layer_norm`` above in one kernel instead of eight.
+    numbers as ``layer_norm`` in one kernel instead of eight.
 
     Args:
         d_model: size of the last dimension.
