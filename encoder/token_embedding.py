@@ -53,5 +53,25 @@ class TokenEmbedding(nn.Embedding):
                 )
         return super().forward(ids) * self.scale  # (B, T, d_model)
 
+    @classmethod
+    def from_pretrained(
+        cls,
+        embeddings: torch.Tensor,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        scale: bool = True,
+    ) -> TokenEmbedding:
+        """A TokenEmbedding whose table is a copy of ``embeddings``, (vocab_size, d_model).
+
+        As in ``nn.Embedding.from_pretrained``, ``freeze`` turns off the table's gradient and
+        the padding row keeps its pretrained values. Mind ``scale``: vectors trained without
+        the sqrt(d_model) factor want ``scale=False``.
+        """
+        if embeddings.dim() != 2:
+            raise ValueError(f"embeddings must be (vocab_size, d_model), got {embeddings.dim()}-D")
+        module = cls(*embeddings.shape, padding_idx=padding_idx, scale=scale)
+        module.weight = nn.Parameter(embeddings.detach().clone(), requires_grad=not freeze)
+        return module
+
 
 # --8<-- [end:token]

@@ -125,3 +125,25 @@ def test_state_dict_round_trip():
 def test_to_float64_moves_every_tensor():
     emb = TokenEmbedding(10, 8).to(torch.float64)
     assert all(t.dtype == torch.float64 for t in emb.state_dict().values())
+
+
+@pytest.mark.parametrize("freeze", [True, False])
+@pytest.mark.parametrize("scale", [True, False])
+def test_from_pretrained_copies_the_table(freeze, scale):
+    vectors = torch.randn(7, 4, dtype=torch.float64)
+    emb = TokenEmbedding.from_pretrained(vectors, freeze=freeze, padding_idx=2, scale=scale)
+    assert type(emb) is TokenEmbedding
+    assert emb.padding_idx == 2 and emb.weight.requires_grad is not freeze
+    assert emb.weight.dtype == torch.float64 and torch.equal(emb.weight, vectors)
+    assert emb.weight.data_ptr() != vectors.data_ptr()  # a copy
+    ids = torch.tensor([[0, 2, 6]])
+    factor = 2.0 if scale else 1.0
+    torch.testing.assert_close(emb(ids), vectors[ids] * factor)
+    if not freeze:
+        emb(ids).sum().backward()
+        assert emb.weight.grad[2].eq(0).all() and emb.weight.grad[0].ne(0).all()
+
+
+def test_from_pretrained_needs_a_matrix():
+    with pytest.raises(ValueError, match="vocab_size, d_model"):
+        TokenEmbedding.from_pretrained(torch.randn(3, 4, 5))
