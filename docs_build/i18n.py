@@ -132,7 +132,8 @@ def translated_notebook(english: Path, translation: Path, docs: Path = DOCS) -> 
     zh_uri = translation.relative_to(docs).as_posix()
     banner = stale_banner(zh_uri, recorded_hash(text), docs, html=True)
     if banner:
-        notebook["cells"].insert(0, {"cell_type": "markdown", "metadata": {}, "source": [banner]})
+        cell = {"cell_type": "markdown", "id": "i18n-stale", "metadata": {}, "source": [banner]}
+        notebook["cells"].insert(0, cell)
     return notebook
 
 
