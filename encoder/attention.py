@@ -101,7 +101,8 @@ class MultiHeadAttention(nn.Module):
         p = self.dropout if self.training else 0.0
         if need_weights:  # the explicit formula: it has the weights to return
             out, weights = scaled_dot_product_attention(q, k, v, mask, p)
-        else:  # PyTorch's fused kernel: same result, never builds the (Tq, Tk) matrix
+        else:  # PyTorch's fused kernel: the same result; with the flash or memory-efficient
+            # backend, it does not build the (Tq, Tk) matrix
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             if mask is not None:  # define fully masked rows as zeros on every backend
                 out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
