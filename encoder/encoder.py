@@ -19,6 +19,17 @@ class Encoder(nn.Module):
     they never change the outputs at real positions. Pre-norm stacks end with a final
     LayerNorm, because their residual stream is never normalised otherwise.
 
+    Args:
+        vocab_size: number of token ids.
+        d_model: model width; must be divisible by n_head.
+        n_head: number of attention heads.
+        d_ff: hidden width of the feed-forward networks.
+        n_layers: number of encoder layers in the stack.
+        max_len: longest sequence the positional table covers.
+        dropout: dropout probability used throughout (embedding sum, attention, FFN, sub-layers).
+        padding_idx: padding token id, masked out as a key by default; ``None`` for no padding.
+        norm_first: pre-norm layers (and a final LayerNorm) instead of post-norm.
+
     Shape:
         ids: (B, T) integer tensor, T <= max_len
         mask: bool, broadcastable to (B, n_head, T, T), True = may attend

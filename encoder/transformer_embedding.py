@@ -13,6 +13,13 @@ from encoder.token_embedding import TokenEmbedding
 class TransformerEmbedding(nn.Module):
     """What the first encoder layer sees: scaled token vectors plus positions, with dropout.
 
+    Args:
+        vocab_size: number of token ids; the embedding table has this many rows.
+        d_model: width of the token vectors and of the positional encoding.
+        max_len: longest sequence the positional table covers.
+        dropout: dropout probability on the sum of token vectors and positions.
+        padding_idx: id of the padding token, whose row stays zero; ``None`` for none.
+
     Shape:
         ids: (B, T) integer tensor with T <= max_len  ->  (B, T, d_model)
     """
