@@ -128,7 +128,7 @@ def translated_notebook(english: Path, translation: Path, docs: Path = DOCS) -> 
             f"but {english} has {len(markdown)} markdown cells"
         )
     for cell, zh in zip(markdown, cells, strict=True):
-        cell["source"] = zh.splitlines(keepends=True)
+        cell["source"] = join_cjk_lines(zh).splitlines(keepends=True)
     zh_uri = translation.relative_to(docs).as_posix()
     banner = stale_banner(zh_uri, recorded_hash(text), docs, html=True)
     if banner:
@@ -263,11 +263,29 @@ def _link_untranslated_to_english(markdown: str, page: Page, files: Files) -> st
     return LINK.sub(resolve, markdown)
 
 
+CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # punctuation, ideographs, full-width forms
+CJK_BREAK = re.compile(rf"(?<=[{CJK}])\n[ \t]*(?=[{CJK}])")
+FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
+
+
+def join_cjk_lines(markdown: str) -> str:
+    """Join lines broken between two Chinese characters: HTML would show the break as a space.
+
+    (Chinese has no spaces between words; the sources wrap at 100 columns like the English
+    ones.) Code fences are left alone.
+    """
+    out, at = [], 0
+    for fence in FENCE.finditer(markdown):
+        out += [CJK_BREAK.sub("", markdown[at : fence.start()]), fence[0]]
+        at = fence.end()
+    return "".join([*out, CJK_BREAK.sub("", markdown[at:])])
+
+
 @event_priority(50)  # before docs_build/hooks.py turns figure lines into <figure>s
 def on_page_markdown(markdown: str, page: Page, config, files) -> str:
     if not is_zh(page.file.src_uri) or page.file.src_uri.endswith(".ipynb"):
         return markdown
-    markdown = _link_untranslated_to_english(markdown, page, files)
+    markdown = join_cjk_lines(_link_untranslated_to_english(markdown, page, files))
     banner = stale_banner(page.file.src_uri, page.meta.get("source_hash"), Path(config.docs_dir))
     if not banner:
         return markdown

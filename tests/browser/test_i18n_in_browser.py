@@ -1,0 +1,63 @@
+"""The Chinese edition in the browser: Chinese search, and the language switcher.
+
+Uses the browser tests' site and live page (``conftest.py``, ``browsing.py``): the build is
+served at the address it was built for, so Material's instant navigation is on. The per-page
+checks of ``test_site_in_browser.py`` (formulas, requests, links, axe-core) cover the /zh/
+pages already, since they take every page of the build.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+SWITCHER = "() => [...document.querySelectorAll('a.md-select__link')].map(a => a.href)"
+RESULTS = "() => [...document.querySelectorAll('.md-search-result__list a')].map(a => a.href)"
+
+
+def _clean(live) -> None:
+    assert not live.recorder.errors, f"console errors: {live.recorder.errors}"
+    assert not live.recorder.failed, f"failed requests: {live.recorder.failed}"
+
+
+def test_chinese_search_finds_positional_encoding(site, live_page):
+    page = live_page.page
+    page.goto(site.url("zh/"))
+    box = page.locator("input.md-search__input")
+    box.click()
+    box.press_sequentially("位置编码", delay=30)
+    target = site.url("zh/positional-encoding/")
+    try:  # the first result is the Chinese page (the index loads while the query is typed)
+        page.wait_for_function(
+            f"() => ({RESULTS})().length && ({RESULTS})()[0].split(/[?#]/)[0] === {target!r}",
+            timeout=15_000,
+        )
+    except Exception:
+        found = page.evaluate(RESULTS)
+        pytest.fail(f"searching 位置编码: the first result is not {target}: {found}")
+    _clean(live_page)
+
+
+def test_switcher_lands_on_the_same_page_after_instant_navigation(site, live_page):
+    page = live_page.page
+    page.goto(site.url("zh/positional-encoding/"))
+    assert page.evaluate("document.documentElement.lang") == "zh"
+    assert page.evaluate(SWITCHER) == [
+        site.url("positional-encoding/"),
+        site.url("zh/positional-encoding/"),
+    ]
+
+    # Instant navigation swaps the page but not the header: the switcher must follow.
+    page.evaluate("window.__notReloaded = true")
+    page.locator('.md-nav--primary a.md-nav__link[href$="attention/"]').first.click()
+    page.wait_for_url(site.url("zh/attention/"))
+    assert page.evaluate("window.__notReloaded === true"), "not an instant navigation"
+    page.wait_for_function(f"() => ({SWITCHER})()[0] === {site.url('attention/')!r}")
+
+    # The switch itself loads the English page in full (its <html lang>, UI and search).
+    page.locator("a.md-select__link[hreflang=en]").dispatch_event("click")
+    page.wait_for_url(site.url("attention/"))
+    page.wait_for_load_state("load")
+    assert page.evaluate("window.__notReloaded === undefined"), "the switch was not a full load"
+    assert page.evaluate("document.documentElement.lang") == "en"
+    assert page.evaluate(SWITCHER) == [site.url("attention/"), site.url("zh/attention/")]
+    _clean(live_page)
