@@ -295,6 +295,56 @@ def on_page_markdown(markdown: str, page: Page, config, files) -> str:
     return markdown[:at] + "\n" + banner + markdown[at:]
 
 
+NB_HEADING = re.compile(
+    r'<h(?P<level>[1-6]) id="(?P<id>[^"]*)">(?P<text>.*?)'
+    r'<a class="anchor-link" href="#(?P=id)">(?P<mark>.*?)</a></h(?P=level)>',
+    re.DOTALL,
+)
+
+
+def _toc_items(toc):
+    for item in toc:
+        yield item
+        yield from _toc_items(item.children)
+
+
+def on_page_content(html: str, page: Page, config, files) -> str:
+    """Chinese headings of notebooks get ids made of their words.
+
+    mkdocs-jupyter makes heading ids with an ASCII-only slug ("第 1 步：把位置排成一列" -> "1",
+    "模块把编码表存为缓冲区" -> "") and the table of contents with another one ("_1", "_2"), so
+    the contents' links miss. Here both take a Unicode slug, as Python-Markdown's pages do with
+    pymdownx.slugs; headings in ASCII are left as they are.
+    """
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html
+    from pymdownx.slugs import slugify
+
+    slug = slugify(case="lower")
+    items = list(_toc_items(page.toc or []))
+    headings = list(NB_HEADING.finditer(html))
+    if len(items) != len(headings):
+        log.info("i18n: %s: %d headings, %d contents entries", page.file, len(headings), len(items))
+        return html
+    seen: set[str] = {h["id"] for h in headings if h["id"] and h["text"].isascii()}
+    out, at = [], 0
+    for item, heading in zip(items, headings, strict=True):
+        if heading["text"].isascii():
+            continue
+        text = re.sub(r"<[^>]+>", "", heading["text"])
+        new = base = slug(text, "-") or "section"
+        n = 1
+        while new in seen:
+            new, n = f"{base}_{n}", n + 1
+        seen.add(new)
+        item.id = new
+        level, mark = heading["level"], heading["mark"]
+        out += [html[at : heading.start()], f'<h{level} id="{new}">{heading["text"]}']
+        out.append(f'<a class="anchor-link" href="#{new}">{mark}</a></h{level}>')
+        at = heading.end()
+    return "".join([*out, html[at:]])
+
+
 def on_env(env, config, files):
     """Cross-references ([X][encoder.X]) go to the English API reference.
 
