@@ -46,6 +46,10 @@ PREFIX = f"{LANG}/"
 
 # What the Chinese edition says differently from the English config and nav.
 SITE_NAME = "Transformer 编码器：可运行的教程"
+SITE_DESCRIPTION = (
+    "用 PyTorch 讲解 Transformer 编码器，每页一个概念。页面上的包代码直接引自源文件并经过测试；"
+    "周围的示例在构建时运行，每个输出和每张图都由运行产生，数值结论由 assert 检查。"
+)
 COPYRIGHT = "代码与文本均以 MIT 许可证发布。"
 SECTION_TITLES = {"Notebooks": "笔记本"}
 STALE_TITLE = "英文原文已更新"
@@ -369,15 +373,17 @@ def on_env(env, config, files):
 def on_page_context(context, page: Page, config, nav):
     if is_zh(page.file.src_uri) and _State.nav is not None:
         context["nav"] = _State.nav
-        # Material reads its UI language, the site name and the footer from the config while the
-        # template renders; swap them for this page and put them back in on_post_page.
+        # Material reads its UI language, the site's name and description and the footer from
+        # the config as the template renders; swap them here, put them back in on_post_page.
         _State.english = {
             "language": config.theme["language"],
             "site_name": config.site_name,
+            "site_description": config.site_description,
             "copyright": config.copyright,
         }
         config.theme["language"] = LANG
         config.site_name = SITE_NAME
+        config.site_description = SITE_DESCRIPTION
         config.copyright = COPYRIGHT
     return context
 
@@ -386,6 +392,7 @@ def on_post_page(output: str, page: Page, config) -> str:
     if _State.english:
         config.theme["language"] = _State.english["language"]
         config.site_name = _State.english["site_name"]
+        config.site_description = _State.english["site_description"]
         config.copyright = _State.english["copyright"]
         _State.english = {}
     return _point_switcher_at_page(output, page.url)

@@ -206,9 +206,11 @@ def test_chinese_pages_are_chinese(site: Path):
     for page in ENGLISH:
         text = (site / ZH / page / "index.html").read_text()
         assert '<html lang="zh"' in text, f"/{ZH}{page} is not marked as Chinese"
+        assert "<title>" in text and i18n.SITE_NAME in text.split("</title>")[0]
+        assert f'<meta name="description" content="{i18n.SITE_DESCRIPTION}' in text
         article = text[text.find("<article") : text.find("</article>")]
         article = article.split('<div class="doc doc-object')[0]  # API: English docstrings
-        prose = re.sub(r"<pre.*?</pre>|<code.*?</code>|<[^>]+>", " ", article, flags=re.DOTALL)
+        prose = re.sub(r"<(pre|code|style|script)\b.*?</\1>|<[^>]+>", " ", article, flags=re.DOTALL)
         han = len(re.findall(r"[\u4e00-\u9fff]", prose))
         words = len(re.findall(r"[A-Za-z]{3,}", prose))
         assert han >= 5 and han >= words / 2, (
