@@ -28,9 +28,9 @@ Method
 ------
 fp32, CPU, torch's default number of threads (one per core; ``--threads`` to change). For every
 S the implementations are timed in turn (A, B, A, B, ...; the order alternates every round, so A
-is not always first) after a warm-up, so slow phases of a noisy machine hit both alike. The
-number of rounds is chosen from the warm-up time so that each (mode, S) takes about ``--budget``
-seconds, between ``--min-repeats`` and ``--max-repeats``. Reported: the median and the
+is not always first) after a warm-up, so slow phases of a noisy machine hit both alike. Rounds
+go on until ``--budget`` seconds have passed for that (mode, S), with at least ``--min-repeats``
+and at most ``--max-repeats`` rounds: many at short S, few at S=2048. Reported: the median and the
 interquartile range (25th-75th percentile) of the per-call times; ratio = median(ours) /
 median(torch), and as a check the paired ratio: the median over rounds of ours / torch within
 one round (noise that lasts a round cancels).
@@ -58,7 +58,10 @@ JSON written by ``--save`` (``docs/data/benchmarks.json``; times in ms, memory i
 {
   "schema": 1,
   "machine": {"cpu": str, "cores": int, "torch_threads": int, "torch": str, "python": str,
-              "platform": str, "date": ISO-8601 str, "git_commit": str, "git_dirty": bool},
+              "platform": str, "date": ISO-8601 str, "git_commit": str, "git_dirty": bool,
+              "loadavg": [float, float, float],        # os.getloadavg() at the start
+              "loadavg_end": [float, float, float],    # and at the end of the run
+              "duration_s": float},                    # of the whole run
   "config": {"batch": int, "d_model": int, "n_head": int, "d_ff": int, "dtype": "float32",
              "seq_lens": [int], "quick": bool, "budget_s": float,
              "min_repeats": int, "max_repeats": int, "warmup": int},
@@ -170,19 +173,21 @@ def time_interleaved(fns: dict, args, grad: bool) -> tuple[dict[str, list[float]
     """Warm up, then time every fn in turn for the same number of rounds, rotating the order."""
     names = list(fns)
     with torch.enable_grad() if grad else torch.inference_mode():
-        warm = {}
-        for n in names:  # args.warmup calls, or fewer once they have taken 2 s (large S)
-            times = [time_once(*fns[n])]
-            while len(times) < args.warmup and sum(times) < 2e3:
-                times.append(time_once(*fns[n]))
-            warm[n] = min(times)
-        repeats = int(args.budget / (sum(warm.values()) / 1e3))
-        repeats = max(args.min_repeats, min(args.max_repeats, repeats))
+        for n in names:  # args.warmup calls each, fewer once they have taken 2 s (large S)
+            spent = 0.0
+            for _ in range(args.warmup):
+                spent += time_once(*fns[n])
+                if spent > 2e3:
+                    break
         samples: dict[str, list[float]] = {n: [] for n in names}
-        for r in range(repeats):
-            k = r % len(names)
+        t0, repeats = time.perf_counter(), 0
+        while repeats < args.max_repeats and (
+            repeats < args.min_repeats or time.perf_counter() - t0 < args.budget
+        ):
+            k = repeats % len(names)
             for n in names[k:] + names[:k]:  # A B, B A, ... (three: A B C, B C A, C A B)
                 samples[n].append(time_once(*fns[n]))
+            repeats += 1
     return samples, repeats
 
 
@@ -324,6 +329,9 @@ def machine_info() -> dict:
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         "git_commit": git("rev-parse", "HEAD"),
+        "loadavg": [
+            round(v, 2) for v in os.getloadavg()
+        ],  # 1, 5, 15 min, at the start: other work on the machine
         "git_dirty": bool(git("status", "--porcelain", "--", "encoder", "benchmarks")),
     }
 
@@ -416,7 +424,7 @@ def parse_args(argv=None) -> argparse.Namespace:
         help="seconds of timed rounds per (mode, S); sets the number of rounds",
     )
     p.add_argument("--min-repeats", type=int, default=5)
-    p.add_argument("--max-repeats", type=int, default=100)
+    p.add_argument("--max-repeats", type=int, default=200)
     p.add_argument("--warmup", type=int, default=2, help="untimed calls per implementation")
     p.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's own)")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
@@ -449,7 +457,8 @@ def main(argv=None) -> None:
     machine = machine_info()
     print(
         f"{machine['cpu']}, {machine['cores']} cores, {machine['torch_threads']} torch threads, "
-        f"torch {machine['torch']}, python {machine['python']}",
+        f"torch {machine['torch']}, python {machine['python']}, "
+        f"load average {machine['loadavg'][0]:.1f}",
         flush=True,
     )
     print(
@@ -477,8 +486,11 @@ def main(argv=None) -> None:
             ok = "met" if t["met"] else "NOT met"
             paired = f", paired {t['paired']:.2f}x" if "paired" in t else ""
             print(f"  {t['name']}: {t['measured']:.2f}x{paired} (limit {t['limit']}x) {ok}")
-    print(f"\ntotal {time.perf_counter() - t0:.0f} s")
+    total, load = time.perf_counter() - t0, os.getloadavg()[0]
+    print(f"\ntotal {total:.0f} s, load average at the end {load:.1f}")
 
+    machine["loadavg_end"] = [round(v, 2) for v in os.getloadavg()]
+    machine["duration_s"] = round(time.perf_counter() - t0, 1)
     if args.save:
         config = {
             "batch": args.batch,
