@@ -202,14 +202,24 @@ class Recorder:
         self.failed: list[str] = []
         self.console: list[str] = []
         self.errors: list[str] = []
-        page.on("request", lambda r: self.requests.append((r.resource_type, r.url)))
-        page.on("requestfailed", lambda r: self.failed.append(f"{r.url}: {r.failure}"))
+        self.in_flight: set = set()
+        page.on("request", self._request)
+        page.on("requestfinished", lambda r: self.in_flight.discard(r))
+        page.on("requestfailed", self._failed)
         page.on(
             "response",
             lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"),
         )
         page.on("console", self._console)
         page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+
+    def _request(self, request) -> None:
+        self.requests.append((request.resource_type, request.url))
+        self.in_flight.add(request)
+
+    def _failed(self, request) -> None:
+        self.in_flight.discard(request)
+        self.failed.append(f"{request.url}: {request.failure}")
 
     def _console(self, msg) -> None:
         loc = msg.location or {}
@@ -237,6 +247,7 @@ class Visit:
     math: dict
     images: list[dict]
     links: list[str]
+    figures: list[dict]
     weight: dict
     axe: list[dict]
     screenshot: Path
@@ -360,6 +371,14 @@ INSPECT = """
     naturalWidth: i.naturalWidth,
   }));
   const links = [...document.querySelectorAll("a[href]")].map((a) => a.href);
+  // Figures drawn in a light and a dark variant: which of each pair is shown (in a closed
+  // <details> or an inactive tab, neither is).
+  const figures = [...document.querySelectorAll("figure")]
+    .filter((f) => f.querySelector('img[src$="#only-light"], img[src$="#only-dark"]'))
+    .map((f) => ({
+      visible: visible(f),
+      shown: [...f.querySelectorAll("img")].filter(visible).map((i) => i.getAttribute("src")),
+    }));
 
   const entries = [
     ...performance.getEntriesByType("navigation"),
@@ -373,7 +392,7 @@ INSPECT = """
     scheme: document.body.getAttribute("data-md-color-scheme"),
     typesetDone: window.__typesetDone ?? null,
     typesetError: window.__typesetError ?? null,
-    math, images, links, weight,
+    math, images, links, figures, weight,
   };
 }
 """
@@ -456,6 +475,7 @@ class Visits:
             math=data["math"],
             images=data["images"],
             links=data["links"],
+            figures=data["figures"],
             weight=data["weight"],
             axe=[
                 {
@@ -479,6 +499,14 @@ class LivePage:
 
     def wait_for_typeset(self) -> None:
         self.page.wait_for_function("() => window.__typesetDone !== undefined")
+
+    def settle(self, quiet_ms: int = 300, timeout_s: float = 15) -> None:
+        """Wait until no request has been in flight for ``quiet_ms``, as a reader who reads the
+        page before clicking on: leaving earlier would cancel its requests (net::ERR_ABORTED)."""
+        deadline, quiet = time.monotonic() + timeout_s, 0
+        while quiet < quiet_ms and time.monotonic() < deadline:
+            self.page.wait_for_timeout(50)
+            quiet = 0 if self.recorder.in_flight else quiet + 50
 
     def load_images(self) -> None:
         self.page.evaluate(LOAD_IMAGES)
