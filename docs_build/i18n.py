@@ -152,10 +152,12 @@ class _State:
     nav: Navigation | None = None  # the Chinese nav
     english: ClassVar[dict] = {}  # settings a Chinese page swaps out while it renders
     roots: ClassVar[dict[str, str]] = {}  # language -> URL path of its home: "/", "/zh/"
+    shared: ClassVar[set[str]] = set()  # English notebooks that are Chinese: shown in both
 
 
 def on_config(config):
     _State.nav = None
+    _State.shared = set()
     alternates = config.extra.get("alternate") or []
     if sorted(a.get("lang") for a in alternates) != ["en", LANG]:
         raise ValueError("mkdocs.yml: extra.alternate must list the languages 'en' and 'zh'")
@@ -188,6 +190,7 @@ def on_files(files: Files, config) -> Files:
             files.remove(files.get_file_from_path(edit_uri))
         elif _is_chinese(json.loads(english.read_text())):
             text, edit_uri = english.read_text(), uri  # already Chinese: the same notebook
+            _State.shared.add(uri)
         else:
             log.info("i18n: no Chinese translation of %s (docs/%s.md)", uri, zh_uri[:-6])
             continue
@@ -322,6 +325,9 @@ def on_page_content(html: str, page: Page, config, files) -> str:
     """
     if not page.file.src_uri.endswith(".ipynb"):
         return html
+    if page.file.src_uri in _State.shared:
+        # The same Chinese notebook is under /zh/ too: search lists it once, there.
+        page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
     from pymdownx.slugs import slugify
 
     slug = slugify(case="lower")

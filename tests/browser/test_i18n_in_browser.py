@@ -26,20 +26,21 @@ def test_chinese_search_finds_positional_encoding(site, live_page):
     box.click()
     box.press_sequentially("位置编码", delay=30)
     target = site.url("zh/positional-encoding/")
-    try:  # the first result is the Chinese page (the index loads while the query is typed)
-        page.wait_for_function(
-            f"() => ({RESULTS})().length && ({RESULTS})()[0].split(/[?#]/)[0] === {target!r}",
-            timeout=15_000,
-        )
+    # Material reduces the query to its longest indexed prefix, 位置, so the pages titled with
+    # it rank first: the page must be among the first three result pages (the index loads
+    # while the query is typed).
+    pages = f"[...new Set(({RESULTS})().map(h => h.split(/[?#]/)[0]))]"
+    try:
+        page.wait_for_function(f"() => {pages}.slice(0, 3).includes({target!r})", timeout=15_000)
     except Exception:
-        found = page.evaluate(RESULTS)
-        pytest.fail(f"searching 位置编码: the first result is not {target}: {found}")
+        found = page.evaluate(f"() => {pages}")
+        pytest.fail(f"searching 位置编码: {target} is not among the first pages: {found}")
     _clean(live_page)
 
 
 def test_switcher_lands_on_the_same_page_after_instant_navigation(site, live_page):
     page = live_page.page
-    page.goto(site.url("zh/positional-encoding/"))
+    page.goto(site.url("zh/positional-encoding/"), wait_until="networkidle")
     assert page.evaluate("document.documentElement.lang") == "zh"
     assert page.evaluate(SWITCHER) == [
         site.url("positional-encoding/"),
@@ -52,6 +53,10 @@ def test_switcher_lands_on_the_same_page_after_instant_navigation(site, live_pag
     page.wait_for_url(site.url("zh/attention/"))
     assert page.evaluate("window.__notReloaded === true"), "not an instant navigation"
     page.wait_for_function(f"() => ({SWITCHER})()[0] === {site.url('attention/')!r}")
+    # Let the page settle: a full load aborts what is still in flight (fonts, sitemaps).
+    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0")
+    page.evaluate("() => document.fonts.ready.then(() => true)")
+    page.wait_for_timeout(1000)
 
     # The switch itself loads the English page in full (its <html lang>, UI and search).
     page.locator("a.md-select__link[hreflang=en]").dispatch_event("click")
