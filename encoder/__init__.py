@@ -1,4 +1,6 @@
-"""A Transformer encoder in PyTorch, one concept per module, in the order of the site's pages."""
+"""A Transformer encoder in PyTorch, one concept per module, in the order of the site's
+pages.
+"""
 
 from encoder.attention import MultiHeadAttention, scaled_dot_product_attention
 from encoder.encoder import Encoder

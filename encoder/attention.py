@@ -22,8 +22,9 @@ def scaled_dot_product_attention(
     """softmax(q k^T / sqrt(d_k)) v, written out step by step.
 
     Args:
-        mask: bool, broadcastable to (..., Tq, Tk); True = may attend. A query whose keys
-            are all masked gets zero weights, so its output is zero (not NaN, not an average).
+        mask: bool, broadcastable to (..., Tq, Tk); True = may attend. A query whose
+            keys are all masked gets zero weights, so its output is zero (not NaN, not
+            an average).
         dropout_p: dropout on the attention weights (pass 0.0 in evaluation).
 
     Shape:
@@ -37,7 +38,9 @@ def scaled_dot_product_attention(
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = scores.softmax(dim=-1)
     if mask is not None:
-        weights = weights.masked_fill(~mask, 0.0)  # a fully masked row becomes all zeros
+        weights = weights.masked_fill(
+            ~mask, 0.0
+        )  # a fully masked row becomes all zeros
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p)
     return weights @ v, weights  # (..., Tq, d_v), (..., Tq, Tk)
@@ -67,7 +70,9 @@ class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, n_head: int, dropout: float = 0.0) -> None:
         super().__init__()
         if d_model % n_head != 0:
-            raise ValueError(f"d_model ({d_model}) is not a multiple of n_head ({n_head})")
+            raise ValueError(
+                f"d_model ({d_model}) is not a multiple of n_head ({n_head})"
+            )
         self.d_model, self.n_head, self.d_head = d_model, n_head, d_model // n_head
         self.dropout = dropout
         self.in_proj = nn.Linear(d_model, 3 * d_model)  # [W_Q; W_K; W_V]
@@ -86,14 +91,21 @@ class MultiHeadAttention(nn.Module):
         Tk, H, dh = k.size(1), self.n_head, self.d_head
         if mask is not None:
             check_mask(mask, (B, H, Tq, Tk))
-            # F.scaled_dot_product_attention rejects 0-D and 1-D masks: give every mask 4 dims.
-            mask = mask.view((1,) * (4 - mask.dim()) + tuple(mask.shape))  # (B|1, H|1, Tq|1, Tk|1)
+            # F.scaled_dot_product_attention rejects 0-D and 1-D masks:
+            # give every mask 4 dims.
+            mask = mask.view(
+                (1,) * (4 - mask.dim()) + tuple(mask.shape)
+            )  # (B|1, H|1, Tq|1, Tk|1)
 
         if q is k and k is v:  # self-attention: one matmul for all three projections
             q, k, v = self.in_proj(q).chunk(3, dim=-1)  # 3 x (B, T, d)
         else:  # cross-attention: keys and values may have another length than queries
             w, b = self.in_proj.weight.chunk(3), self.in_proj.bias.chunk(3)
-            q, k, v = F.linear(q, w[0], b[0]), F.linear(k, w[1], b[1]), F.linear(v, w[2], b[2])
+            q, k, v = (
+                F.linear(q, w[0], b[0]),
+                F.linear(k, w[1], b[1]),
+                F.linear(v, w[2], b[2]),
+            )
         q = q.view(B, Tq, H, dh).transpose(1, 2)  # (B, H, Tq, dh)
         k = k.view(B, Tk, H, dh).transpose(1, 2)  # (B, H, Tk, dh)
         v = v.view(B, Tk, H, dh).transpose(1, 2)  # (B, H, Tk, dh)
@@ -101,12 +113,14 @@ class MultiHeadAttention(nn.Module):
         p = self.dropout if self.training else 0.0
         if need_weights:  # the explicit formula: it has the weights to return
             out, weights = scaled_dot_product_attention(q, k, v, mask, p)
-        else:  # PyTorch's fused kernel: the same result; with the flash or memory-efficient
-            # backend, it does not build the (Tq, Tk) matrix
+        else:  # PyTorch's fused kernel: the same result; with the flash or
+            # memory-efficient backend, it does not build the (Tq, Tk) matrix
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             if mask is not None:  # define fully masked rows as zeros on every backend
                 out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-        out = out.transpose(1, 2).reshape(B, Tq, self.d_model)  # (B, Tq, H * dh): concat heads
+        out = out.transpose(1, 2).reshape(
+            B, Tq, self.d_model
+        )  # (B, Tq, H * dh): concat heads
         out = self.out_proj(out)  # (B, Tq, d_model)
         return (out, weights) if need_weights else out
 
@@ -116,34 +130,45 @@ class MultiHeadAttention(nn.Module):
         for name, t in (("q", q), ("k", k), ("v", v)):
             if t.dim() != 3 or t.size(-1) != self.d_model:
                 raise ValueError(
-                    f"{name} must have shape (B, T, {self.d_model}), got {tuple(t.shape)}"
+                    f"{name} must have shape (B, T, {self.d_model}), "
+                    f"got {tuple(t.shape)}"
                 )
         if k.shape[:2] != v.shape[:2]:
             raise ValueError(
-                f"k and v must share batch and length, got {tuple(k.shape)} and {tuple(v.shape)}"
+                "k and v must share batch and length, "
+                f"got {tuple(k.shape)} and {tuple(v.shape)}"
             )
         if q.size(0) != k.size(0):
-            raise ValueError(f"q has batch {q.size(0)} but k and v have batch {k.size(0)}")
+            raise ValueError(
+                f"q has batch {q.size(0)} but k and v have batch {k.size(0)}"
+            )
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention) -> MultiHeadAttention:
         """A MultiHeadAttention with the weights of ``mha``.
 
-        Our module is batch-first; ``mha.batch_first`` only changes the input layout, not
-        the weights. Key/value biases, zero attention and kdim/vdim != embed_dim are rejected.
+        Our module is batch-first; ``mha.batch_first`` only changes the input layout,
+        not the weights. Key/value biases, zero attention and kdim/vdim != embed_dim
+        are rejected.
         """
         if not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
             raise ValueError(
                 "from_torch needs kdim == vdim == embed_dim, add_bias_kv=False and "
                 f"add_zero_attn=False; got kdim={mha.kdim}, vdim={mha.vdim}, "
-                f"add_bias_kv={mha.bias_k is not None}, add_zero_attn={mha.add_zero_attn}"
+                f"add_bias_kv={mha.bias_k is not None}, "
+                f"add_zero_attn={mha.add_zero_attn}"
             )
         ours = cls(mha.embed_dim, mha.num_heads, mha.dropout)
         ours = ours.to(device=mha.in_proj_weight.device, dtype=mha.in_proj_weight.dtype)
         with torch.no_grad():
             ours.in_proj.weight.copy_(mha.in_proj_weight)
             ours.out_proj.weight.copy_(mha.out_proj.weight)
-            pairs = ((ours.in_proj, mha.in_proj_bias), (ours.out_proj, mha.out_proj.bias))
+            pairs = (
+                (ours.in_proj, mha.in_proj_bias),
+                (ours.out_proj, mha.out_proj.bias),
+            )
             for mine, bias in pairs:
-                mine.bias.copy_(bias if bias is not None else torch.zeros_like(mine.bias))
+                mine.bias.copy_(
+                    bias if bias is not None else torch.zeros_like(mine.bias)
+                )
         return ours

@@ -15,9 +15,9 @@ from encoder.transformer_embedding import TransformerEmbedding
 class Encoder(nn.Module):
     """Token ids in, one contextual d_model-wide vector per token out.
 
-    Without an explicit mask, padding tokens (``padding_idx``) are masked out as keys, so
-    they never change the outputs at real positions. Pre-norm stacks end with a final
-    LayerNorm, because their residual stream is never normalised otherwise.
+    Without an explicit mask, padding tokens (``padding_idx``) are masked out as keys,
+    so they never change the outputs at real positions. Pre-norm stacks end with a
+    final LayerNorm, because their residual stream is never normalised otherwise.
 
     Args:
         vocab_size: number of token ids.
@@ -26,8 +26,10 @@ class Encoder(nn.Module):
         d_ff: hidden width of the feed-forward networks.
         n_layers: number of encoder layers in the stack.
         max_len: longest sequence the positional table covers.
-        dropout: dropout probability used throughout (embedding sum, attention, FFN, sub-layers).
-        padding_idx: padding token id, masked out as a key by default; ``None`` for no padding.
+        dropout: dropout probability used throughout (embedding sum, attention, FFN,
+            sub-layers).
+        padding_idx: padding token id, masked out as a key by default; ``None`` for no
+            padding.
         norm_first: pre-norm layers (and a final LayerNorm) instead of post-norm.
 
     Shape:
@@ -50,13 +52,18 @@ class Encoder(nn.Module):
     ) -> None:
         super().__init__()
         self.padding_idx = padding_idx
-        self.embedding = TransformerEmbedding(vocab_size, d_model, max_len, dropout, padding_idx)
+        self.embedding = TransformerEmbedding(
+            vocab_size, d_model, max_len, dropout, padding_idx
+        )
         self.layers = nn.ModuleList(
-            EncoderLayer(d_model, n_head, d_ff, dropout, norm_first) for _ in range(n_layers)
+            EncoderLayer(d_model, n_head, d_ff, dropout, norm_first)
+            for _ in range(n_layers)
         )
         self.norm = LayerNorm(d_model) if norm_first else nn.Identity()
 
-    def forward(self, ids: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, ids: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         if mask is None and self.padding_idx is not None:
             mask = padding_mask(ids, self.padding_idx)  # (B, 1, 1, T)
         x = self.embedding(ids)  # (B, T, d_model)

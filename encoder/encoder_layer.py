@@ -1,4 +1,6 @@
-"""One encoder layer: self-attention and feed-forward, each wrapped in residual + LayerNorm."""
+"""One encoder layer: self-attention and feed-forward, each wrapped in
+residual + LayerNorm.
+"""
 
 from __future__ import annotations
 
@@ -22,12 +24,14 @@ class EncoderLayer(nn.Module):
         d_model: model width; must be divisible by n_head.
         n_head: number of attention heads.
         d_ff: hidden width of the feed-forward network.
-        dropout: on the attention weights, the FFN hidden layer and each sub-layer output.
+        dropout: on the attention weights, the FFN hidden layer and each sub-layer
+            output.
         norm_first: pre-norm instead of post-norm.
         eps: LayerNorm epsilon.
 
     Shape:
-        x: (B, T, d_model); mask: bool, broadcastable to (B, n_head, T, T), True = may attend
+        x: (B, T, d_model); mask: bool, broadcastable to (B, n_head, T, T),
+            True = may attend
         -> (B, T, d_model)
     """
 
@@ -49,7 +53,9 @@ class EncoderLayer(nn.Module):
         self.dropout2 = nn.Dropout(dropout)
         self.norm_first = norm_first
 
-    def forward(self, x: torch.Tensor, mask: torch.Tensor | None = None) -> torch.Tensor:
+    def forward(
+        self, x: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), mask)
             x = x + self._ff_block(self.norm2(x))
@@ -70,9 +76,13 @@ class EncoderLayer(nn.Module):
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
         """An EncoderLayer with the weights of ``layer`` (ReLU activation only)."""
         if layer.activation is not F.relu and not isinstance(layer.activation, nn.ReLU):
-            raise ValueError(f"from_torch supports activation=relu only, got {layer.activation!r}")
+            raise ValueError(
+                f"from_torch supports activation=relu only, got {layer.activation!r}"
+            )
         if layer.norm1.eps != layer.norm2.eps:
-            raise ValueError(f"norm1.eps ({layer.norm1.eps}) != norm2.eps ({layer.norm2.eps})")
+            raise ValueError(
+                f"norm1.eps ({layer.norm1.eps}) != norm2.eps ({layer.norm2.eps})"
+            )
         attn = MultiHeadAttention.from_torch(layer.self_attn)
         ours = cls(
             attn.d_model,

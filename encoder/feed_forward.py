@@ -14,7 +14,8 @@ class PositionwiseFeedForward(nn.Module):
     Args:
         d_model: input and output width.
         d_ff: hidden width (the paper uses 4 * d_model = 2048).
-        dropout: dropout on the hidden activations, as in ``nn.TransformerEncoderLayer``.
+        dropout: dropout on the hidden activations, as in
+            ``nn.TransformerEncoderLayer``.
 
     Shape:
         x: (..., d_model)  ->  (..., d_model)
@@ -28,8 +29,9 @@ class PositionwiseFeedForward(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         h = self.linear1(x)  # (..., d_ff)
-        # In place when autograd records nothing (inference): saves a (..., d_ff) tensor.
-        # When it records, in place on linear's output would cost backward an extra copy.
+        # In place when autograd records nothing (inference): saves a
+        # (..., d_ff) tensor. When it records, in place on linear's output would cost
+        # backward an extra copy.
         h = F.relu(h, inplace=not h.requires_grad)
         return self.linear2(self.dropout(h))  # (..., d_model)
 

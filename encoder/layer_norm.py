@@ -13,7 +13,8 @@ def layer_norm(
 ) -> torch.Tensor:
     """gamma * (x - mean) / sqrt(var + eps) + beta over the last dimension, written out.
 
-    The variance is the biased one (divide by d, not d - 1), as in Ba et al. (2016) and PyTorch.
+    The variance is the biased one (divide by d, not d - 1), as in Ba et al. (2016)
+    and PyTorch.
     fp16/bf16 inputs are normalised in float32 and cast back.
 
     Shape:
@@ -56,7 +57,9 @@ class LayerNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.size(-1) != self.d_model:
-            raise ValueError(f"expected last dimension {self.d_model}, got shape {tuple(x.shape)}")
+            raise ValueError(
+                f"expected last dimension {self.d_model}, got shape {tuple(x.shape)}"
+            )
         return F.layer_norm(x, (self.d_model,), self.gamma, self.beta, self.eps)
 
     # --8<-- [end:layernorm]
@@ -66,13 +69,15 @@ class LayerNorm(nn.Module):
         """A LayerNorm with the weights of ``norm`` (a 1-D, affine ``nn.LayerNorm``)."""
         if len(norm.normalized_shape) != 1 or norm.weight is None:
             raise ValueError(
-                "from_torch supports a 1-D nn.LayerNorm with elementwise_affine=True, got "
-                f"normalized_shape={tuple(norm.normalized_shape)}, "
+                "from_torch supports a 1-D nn.LayerNorm with elementwise_affine=True, "
+                f"got normalized_shape={tuple(norm.normalized_shape)}, "
                 f"elementwise_affine={norm.elementwise_affine}"
             )
         ours = cls(norm.normalized_shape[0], eps=norm.eps)
         ours = ours.to(device=norm.weight.device, dtype=norm.weight.dtype)
         with torch.no_grad():
             ours.gamma.copy_(norm.weight)
-            ours.beta.copy_(norm.bias if norm.bias is not None else torch.zeros_like(norm.weight))
+            ours.beta.copy_(
+                norm.bias if norm.bias is not None else torch.zeros_like(norm.weight)
+            )
         return ours

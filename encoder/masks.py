@@ -11,7 +11,8 @@ import torch
 
 # --8<-- [start:padding]
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
-    """True at real tokens, False at padding, shaped to broadcast over heads and queries.
+    """True at real tokens, False at padding,
+    shaped to broadcast over heads and queries.
 
     Shape:
         ids: (B, T)  ->  (B, 1, 1, T) bool
@@ -34,7 +35,9 @@ def causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tenso
 
 
 def check_mask(mask: torch.Tensor, shape: tuple[int, ...]) -> None:
-    """Raise TypeError/ValueError unless ``mask`` is a bool tensor broadcastable to ``shape``."""
+    """Raise TypeError/ValueError unless ``mask`` is a bool tensor
+    broadcastable to ``shape``.
+    """
     if not isinstance(mask, torch.Tensor) or mask.dtype != torch.bool:
         kind = mask.dtype if isinstance(mask, torch.Tensor) else type(mask).__name__
         raise TypeError(f"mask must be a bool tensor (True = may attend), got {kind}")
@@ -43,5 +46,6 @@ def check_mask(mask: torch.Tensor, shape: tuple[int, ...]) -> None:
     )
     if not ok:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to (B, H, Tq, Tk) = {shape}"
+            f"mask of shape {tuple(mask.shape)} does not broadcast to "
+            f"(B, H, Tq, Tk) = {shape}"
         )

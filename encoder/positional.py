@@ -12,19 +12,28 @@ def sinusoidal_table(
 ) -> torch.Tensor:
     """The (n_positions, d_model) sinusoidal table.
 
-    PE[pos, 2k] = sin(pos * w_k) and PE[pos, 2k+1] = cos(pos * w_k), w_k = 10000 ** (-2k / d_model).
+    PE[pos, 2k] = sin(pos * w_k) and PE[pos, 2k+1] = cos(pos * w_k),
+    w_k = 10000 ** (-2k / d_model).
     Computed in float64, then cast to ``dtype``.
     An odd d_model is allowed: the last column is a sine with no cosine partner.
     """
     if n_positions < 1 or d_model < 1:
-        raise ValueError(f"n_positions ({n_positions}) and d_model ({d_model}) must be >= 1")
+        raise ValueError(
+            f"n_positions ({n_positions}) and d_model ({d_model}) must be >= 1"
+        )
     pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)  # (P, 1)
-    two_k = torch.arange(0, d_model, 2, dtype=torch.float64)  # (ceil(d/2),): 0, 2, 4, ...
-    omega = 10000.0 ** (-two_k / d_model)  # (ceil(d/2),): one frequency per sin/cos pair
+    two_k = torch.arange(
+        0, d_model, 2, dtype=torch.float64
+    )  # (ceil(d/2),): 0, 2, 4, ...
+    omega = 10000.0 ** (
+        -two_k / d_model
+    )  # (ceil(d/2),): one frequency per sin/cos pair
     angle = pos * omega  # (P, ceil(d/2)) by broadcasting
     table = torch.empty(n_positions, d_model, dtype=torch.float64)
     table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])  # odd d_model: one cosine fewer
+    table[:, 1::2] = torch.cos(
+        angle[:, : d_model // 2]
+    )  # odd d_model: one cosine fewer
     return table.to(dtype)
 
 
@@ -51,16 +60,21 @@ class PositionalEncoding(nn.Module):
         self.dropout = nn.Dropout(dropout)
         # A buffer, not a plain attribute: it is saved in the state_dict and follows
         # .to(device) / .half() together with the parameters.
-        self.register_buffer("pe", sinusoidal_table(max_len, d_model, torch.get_default_dtype()))
+        self.register_buffer(
+            "pe", sinusoidal_table(max_len, d_model, torch.get_default_dtype())
+        )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         if x.dim() != 3 or x.size(-1) != self.d_model:
-            raise ValueError(f"expected x of shape (B, T, {self.d_model}), got {tuple(x.shape)}")
+            raise ValueError(
+                f"expected x of shape (B, T, {self.d_model}), got {tuple(x.shape)}"
+            )
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(
-                f"sequence length {T} exceeds max_len={self.max_len}, the longest sequence "
-                f"the positional table was built for; pass max_len >= {T}"
+                f"sequence length {T} exceeds max_len={self.max_len}, "
+                "the longest sequence the positional table was built for; "
+                f"pass max_len >= {T}"
             )
         # Cast the table to x's dtype so an fp16 batch stays fp16.
         return self.dropout(x + self.pe[:T].to(x.dtype))  # (B, T, d) + (T, d)

@@ -15,8 +15,8 @@ class TokenEmbedding(nn.Embedding):
     Args:
         vocab_size: number of rows (ids run from 0 to vocab_size - 1).
         d_model: width of each vector.
-        padding_idx: id whose row stays zero and gets no gradient; ``None`` for no padding
-            token. Pick the id your tokenizer really uses for padding.
+        padding_idx: id whose row stays zero and gets no gradient; ``None`` for no
+            padding token. Pick the id your tokenizer really uses for padding.
         scale: multiply the output by sqrt(d_model), as in the paper (section 3.4). The
             weights start at std 1/sqrt(d_model), so scaled outputs have unit variance,
             the same scale as the positional encoding that is added next.
@@ -33,7 +33,9 @@ class TokenEmbedding(nn.Embedding):
         scale: bool = True,
     ) -> None:
         if padding_idx is not None and not 0 <= padding_idx < vocab_size:
-            raise ValueError(f"padding_idx ({padding_idx}) must be in [0, {vocab_size})")
+            raise ValueError(
+                f"padding_idx ({padding_idx}) must be in [0, {vocab_size})"
+            )
         self.scale = math.sqrt(d_model) if scale else 1.0
         super().__init__(vocab_size, d_model, padding_idx=padding_idx)
 
@@ -61,16 +63,21 @@ class TokenEmbedding(nn.Embedding):
         padding_idx: int | None = None,
         scale: bool = True,
     ) -> TokenEmbedding:
-        """A TokenEmbedding whose table is a copy of ``embeddings``, (vocab_size, d_model).
+        """A TokenEmbedding whose table is a copy of ``embeddings``,
+        (vocab_size, d_model).
 
-        As in ``nn.Embedding.from_pretrained``, ``freeze`` turns off the table's gradient and
-        the padding row keeps its pretrained values. Mind ``scale``: vectors trained without
-        the sqrt(d_model) factor want ``scale=False``.
+        As in ``nn.Embedding.from_pretrained``, ``freeze`` turns off the table's
+        gradient and the padding row keeps its pretrained values. Mind ``scale``:
+        vectors trained without the sqrt(d_model) factor want ``scale=False``.
         """
         if embeddings.dim() != 2:
-            raise ValueError(f"embeddings must be (vocab_size, d_model), got {embeddings.dim()}-D")
+            raise ValueError(
+                f"embeddings must be (vocab_size, d_model), got {embeddings.dim()}-D"
+            )
         module = cls(*embeddings.shape, padding_idx=padding_idx, scale=scale)
-        module.weight = nn.Parameter(embeddings.detach().clone(), requires_grad=not freeze)
+        module.weight = nn.Parameter(
+            embeddings.detach().clone(), requires_grad=not freeze
+        )
         return module
 
 

@@ -11,7 +11,8 @@ from encoder.token_embedding import TokenEmbedding
 
 # --8<-- [start:embedding]
 class TransformerEmbedding(nn.Module):
-    """What the first encoder layer sees: scaled token vectors plus positions, with dropout.
+    """What the first encoder layer sees: scaled token vectors plus positions,
+    with dropout.
 
     Args:
         vocab_size: number of token ids; the embedding table has this many rows.
@@ -34,7 +35,9 @@ class TransformerEmbedding(nn.Module):
     ) -> None:
         super().__init__()
         self.token = TokenEmbedding(vocab_size, d_model, padding_idx=padding_idx)
-        self.position = PositionalEncoding(d_model, max_len, dropout)  # adds PE, then dropout
+        self.position = PositionalEncoding(
+            d_model, max_len, dropout
+        )  # adds PE, then dropout
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
