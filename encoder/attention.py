@@ -38,9 +38,8 @@ def scaled_dot_product_attention(
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = scores.softmax(dim=-1)
     if mask is not None:
-        weights = weights.masked_fill(
-            ~mask, 0.0
-        )  # a fully masked row becomes all zeros
+        # A fully masked row becomes all zeros.
+        weights = weights.masked_fill(~mask, 0.0)
     if dropout_p > 0.0:
         weights = F.dropout(weights, dropout_p)
     return weights @ v, weights  # (..., Tq, d_v), (..., Tq, Tk)
@@ -93,9 +92,8 @@ class MultiHeadAttention(nn.Module):
             check_mask(mask, (B, H, Tq, Tk))
             # F.scaled_dot_product_attention rejects 0-D and 1-D masks:
             # give every mask 4 dims.
-            mask = mask.view(
-                (1,) * (4 - mask.dim()) + tuple(mask.shape)
-            )  # (B|1, H|1, Tq|1, Tk|1)
+            shape = (1,) * (4 - mask.dim()) + tuple(mask.shape)
+            mask = mask.view(shape)  # (B|1, H|1, Tq|1, Tk|1)
 
         if q is k and k is v:  # self-attention: one matmul for all three projections
             q, k, v = self.in_proj(q).chunk(3, dim=-1)  # 3 x (B, T, d)
@@ -118,9 +116,8 @@ class MultiHeadAttention(nn.Module):
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             if mask is not None:  # define fully masked rows as zeros on every backend
                 out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
-        out = out.transpose(1, 2).reshape(
-            B, Tq, self.d_model
-        )  # (B, Tq, H * dh): concat heads
+        # (B, Tq, H * dh): the heads side by side
+        out = out.transpose(1, 2).reshape(B, Tq, self.d_model)
         out = self.out_proj(out)  # (B, Tq, d_model)
         return (out, weights) if need_weights else out
 

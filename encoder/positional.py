@@ -22,18 +22,14 @@ def sinusoidal_table(
             f"n_positions ({n_positions}) and d_model ({d_model}) must be >= 1"
         )
     pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)  # (P, 1)
-    two_k = torch.arange(
-        0, d_model, 2, dtype=torch.float64
-    )  # (ceil(d/2),): 0, 2, 4, ...
-    omega = 10000.0 ** (
-        -two_k / d_model
-    )  # (ceil(d/2),): one frequency per sin/cos pair
+    # (ceil(d/2),): the sine columns 0, 2, 4, ...
+    two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
+    omega = 10000.0 ** (-two_k / d_model)  # (ceil(d/2),): one per sin/cos pair
     angle = pos * omega  # (P, ceil(d/2)) by broadcasting
     table = torch.empty(n_positions, d_model, dtype=torch.float64)
     table[:, 0::2] = torch.sin(angle)
-    table[:, 1::2] = torch.cos(
-        angle[:, : d_model // 2]
-    )  # odd d_model: one cosine fewer
+    # An odd d_model has one cosine column fewer than sine columns.
+    table[:, 1::2] = torch.cos(angle[:, : d_model // 2])
     return table.to(dtype)
 
 

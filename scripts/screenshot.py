@@ -17,8 +17,13 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
 ]
 
 
@@ -43,15 +48,15 @@ def main() -> None:
     site, out = Path(args.site), Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     pages = args.pages or sorted(
-        str(p.parent.relative_to(site)) for p in site.rglob("index.html")
-        if "assets" not in p.parts
+        str(p.parent.relative_to(site)) for p in site.rglob("index.html") if "assets" not in p.parts
     )
     server, base = serve(site)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
         for scheme in ("light", "dark"):
-            page = browser.new_page(viewport={"width": args.width, "height": 900},
-                                    color_scheme=scheme)
+            page = browser.new_page(
+                viewport={"width": args.width, "height": 900}, color_scheme=scheme
+            )
             for name in pages:
                 url = base + ("" if name in (".", "") else name.strip("/") + "/")
                 page.goto(url, wait_until="networkidle")
