@@ -543,12 +543,12 @@ def write_report(site: Site, visits: Visits) -> list[str]:
         f"{summary['pages']} pages x {len(SCHEMES)} schemes, {summary['requests']} requests "
         f"to {', '.join(summary['hosts'])}; site built in {summary['build_seconds']} s"
         f"{' (cold)' if site.cold else ''}",
-        f"{'page':<44} {'scheme':<6} {'requests':>8} {'weight':>10} {'typeset':>9} {'formulas':>8}",
+        f"{'page':<46} {'scheme':<6} {'requests':>8} {'weight':>10} {'typeset':>9} {'formulas':>8}",
     ]
     for r in sorted(records, key=lambda r: (r["page"], r["scheme"])):
         ms = "-" if r["typeset_ms"] is None else f"{r['typeset_ms']:.0f} ms"
         lines.append(
-            f"{r['page']:<44} {r['scheme']:<6} {r['requests']:>8} "
+            f"{r['page']:<46} {r['scheme']:<6} {r['requests']:>8} "
             f"{r['weight_bytes'] / 1e6:>7.2f} MB {ms:>9} {r['formulas']:>8}"
         )
     lines.append(
