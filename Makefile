@@ -16,10 +16,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e . --group dev
 	touch $@
 
-chromium:  # Debian's Chromium for the browser tests (Playwright never downloads one)
-	@test -x /usr/bin/chromium || { \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+# Debian's Chromium for the browser tests (Playwright never downloads one), and a CJK font so
+# the screenshots of the Chinese pages show characters, not boxes.
+chromium:
+	@SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); pkgs=""; \
+	test -x /usr/bin/chromium || pkgs="chromium"; \
+	fc-list :lang=zh 2>/dev/null | grep -q . || pkgs="$$pkgs fonts-noto-cjk"; \
+	if [ -n "$$pkgs" ]; then \
+	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkgs; fi
 
 # --dirty: an edit rebuilds only the edited page (about 1.5 s instead of 10 s: every page runs
 # its code at build). A change to encoder/ or docs_build/ still rebuilds every page.
