@@ -64,8 +64,18 @@ def _package_hash() -> str:
     return digest.hexdigest()[:16]
 
 
+VENDOR = ROOT / "vendor"  # third-party assets (MathJax), served from the site, not a CDN
+
+
 def on_files(files: Files, config) -> Files:
     _expire_pages_older_than_the_code(files)
+    # Vendored libraries live outside docs/ (their sources mention CDN addresses they never
+    # load here) and are served under assets/vendor/.
+    for path in sorted(VENDOR.rglob("*")):
+        if path.is_file():
+            rel = path.relative_to(VENDOR).as_posix()
+            files.append(File(rel, str(VENDOR), config.site_dir, config.use_directory_urls,
+                              dest_uri=f"assets/vendor/{rel}"))
     for name, variants in figures.render_all().items():
         for suffix, svg in variants.items():
             uri = f"figures/{name}{suffix}.svg"
