@@ -74,8 +74,15 @@ def on_files(files: Files, config) -> Files:
     for path in sorted(VENDOR.rglob("*")):
         if path.is_file():
             rel = path.relative_to(VENDOR).as_posix()
-            files.append(File(rel, str(VENDOR), config.site_dir, config.use_directory_urls,
-                              dest_uri=f"assets/vendor/{rel}"))
+            files.append(
+                File(
+                    rel,
+                    str(VENDOR),
+                    config.site_dir,
+                    config.use_directory_urls,
+                    dest_uri=f"assets/vendor/{rel}",
+                )
+            )
     for name, variants in figures.render_all().items():
         for suffix, svg in variants.items():
             uri = f"figures/{name}{suffix}.svg"
