@@ -305,3 +305,23 @@ def test_every_figure_exists_light_and_dark_with_alt_and_caption(site: Path):
                 problems.append(f"figures/{variant} is missing or not an SVG")
     assert referenced, "no page shows a figure: this test would check nothing"
     assert problems == []
+
+
+# --- API reference --------------------------------------------------------------------------------
+def test_api_shape_sections_keep_their_lines(site: Path):
+    """Every ``Shape:`` section of a public docstring is a code block, one tensor per line."""
+    import encoder
+
+    api = (site / "api" / "index.html").read_text()
+    blocks = re.findall(r"<details class=\"shape\"[^>]*>(.*?)</details>", api, re.DOTALL)
+    with_shape = [
+        name for name in encoder.__all__ if "Shape:" in (getattr(encoder, name).__doc__ or "")
+    ]
+    assert len(blocks) >= len(with_shape) > 0
+    for block in blocks:
+        assert "<pre" in block, f"a Shape section is not a code block: {block[:200]}"
+    # The multi-line one keeps its line break before the output shape.
+    mha = encoder.MultiHeadAttention.__doc__.split("Shape:")[1]
+    last = mha.strip().splitlines()[-1].strip()
+    text = re.sub(r"<[^>]+>", "", "".join(blocks)).replace("&gt;", ">")
+    assert f"\n{last}" in text
