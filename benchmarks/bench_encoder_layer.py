@@ -15,6 +15,12 @@ What is compared
            (``self_attn(x, x, x, need_weights=True)``: softmax(QK^T/sqrt(d_k))V, building the
            (B, H, S, S) weight matrix), then the same residual, LayerNorm and FFN. It shows why
            ``forward`` calls the fused ``F.scaled_dot_product_attention`` instead.
+``floor``  (inference only, a reference, not a layer) the work no implementation built from
+           PyTorch operators can skip: the four matrix products without their biases (weights
+           stored (in, out), the layout the BLAS multiplies fastest), the fused attention
+           kernel, the ReLU in place and the two layer norms. It leaves out the bias and
+           residual additions, so its output is wrong; its time is a lower bound for the
+           other three, and ``torch / floor`` says how much room a faster layer could have.
 
 Modes
 -----
@@ -33,7 +39,10 @@ go on until ``--budget`` seconds have passed for that (mode, S), with at least `
 and at most ``--max-repeats`` rounds: many at short S, few at S=2048. Reported: the median and the
 interquartile range (25th-75th percentile) of the per-call times; ratio = median(ours) /
 median(torch), and as a check the paired ratio: the median over rounds of ours / torch within
-one round (noise that lasts a round cancels).
+one round (noise that lasts a round cancels), with a 95 % bootstrap confidence interval (the
+2.5th and 97.5th percentiles of the paired ratio's median over 2000 resamples of the rounds,
+seeded). A target is met when the ratio is at most its limit; when the interval contains the
+limit, the run cannot tell the two sides of the limit apart ("within noise").
 
 Peak memory: for each implementation and S, a fresh Python process (this script with the hidden
 ``--memory-child`` flag) builds the layers and the input, runs one small warm-up forward, resets
@@ -73,8 +82,10 @@ JSON written by ``--save`` (``docs/data/benchmarks.json``; times in ms, memory i
                    "median_ms": float, "q1_ms": float, "q3_ms": float,
                    "gflops": float,                      # GFLOP/s at the median
                    "samples_ms": [float]}},              # every timed call, in order
-       "ratio": {"ours": float, "ours_explicit": float}, # median(impl) / median(torch)
-       "paired_ratio": {"ours": float, ...}}            # median over rounds of impl / torch
+       "ratio": {"ours": float, "ours_explicit": float, "floor": float},
+                                                         # median(impl) / median(torch)
+       "paired_ratio": {"ours": float, ...},            # median over rounds of impl / torch
+       "paired_ci": {"ours": [float, float], ...}}      # its 95 % bootstrap interval
     ],
     "training": [ same, with impls torch and ours only ]
   },
@@ -83,10 +94,11 @@ JSON written by ``--save`` (``docs/data/benchmarks.json``; times in ms, memory i
      "ratio": {"ours": float, "ours_explicit": float}, "method": str}
   ],
   "targets": [{"name": str, "limit": float, "measured": float,  # measured = "ratio"
-               "paired": float,                             # time targets only
-               "met": bool}]                                # measured <= limit
+               "paired": float, "ci": [float, float],       # time targets only
+               "met": bool,                                 # measured <= limit
+               "within_noise": bool}]                       # ci[0] <= limit <= ci[1]
 }
-``ours_explicit`` keys are absent with ``--no-explicit``.
+``ours_explicit`` keys are absent with ``--no-explicit``, ``floor`` keys with ``--no-floor``.
 """
 
 from __future__ import annotations
@@ -96,6 +108,7 @@ import datetime
 import json
 import os
 import platform
+import random
 import resource
 import statistics
 import subprocess
@@ -104,6 +117,7 @@ import time
 from pathlib import Path
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -138,13 +152,47 @@ def explicit_forward(layer: EncoderLayer, x: torch.Tensor) -> torch.Tensor:
     return layer.norm2(x + layer.ff(x))
 
 
-def inference_fns(ref, ours, x, explicit: bool) -> dict:
+def floor_forward(layer: nn.TransformerEncoderLayer):
+    """The unavoidable work of ``layer`` as a function of x: see ``floor`` above.
+
+    Not a layer: biases and residual connections are left out. Weights are copied once,
+    transposed to (in, out), outside the timed call.
+    """
+    attn = layer.self_attn
+    d, h = attn.embed_dim, attn.num_heads
+    w_qkv, w_o, w_1, w_2 = (
+        w.detach().t().contiguous()
+        for w in (
+            attn.in_proj_weight,
+            attn.out_proj.weight,
+            layer.linear1.weight,
+            layer.linear2.weight,
+        )
+    )
+    n1, n2 = layer.norm1, layer.norm2
+
+    def run(x: torch.Tensor) -> torch.Tensor:
+        B, S, _ = x.shape
+        qkv = (x.reshape(B * S, d) @ w_qkv).view(B, S, 3, h, d // h).permute(2, 0, 3, 1, 4)
+        a = F.scaled_dot_product_attention(qkv[0], qkv[1], qkv[2])  # (B, h, S, d/h)
+        a = a.transpose(1, 2).reshape(B * S, d) @ w_o
+        y = F.layer_norm(a, (d,), n1.weight, n1.bias, n1.eps)
+        z = (y @ w_1).relu_() @ w_2
+        return F.layer_norm(z, (d,), n2.weight, n2.bias, n2.eps).view(B, S, d)
+
+    return run
+
+
+def inference_fns(ref, ours, x, explicit: bool, floor: bool) -> dict:
     """name -> (untimed setup, timed call); the setups are no-ops in inference."""
     ref.eval()
     ours.eval()
     fns = {"torch": (None, lambda: ref(x)), "ours": (None, lambda: ours(x))}
     if explicit:
         fns["ours_explicit"] = (None, lambda: explicit_forward(ours, x))
+    if floor:
+        run = floor_forward(ref)
+        fns["floor"] = (None, lambda: run(x))
     return fns
 
 
@@ -208,6 +256,14 @@ def paired_ratio(a: list[float], b: list[float]) -> float:
     return round(statistics.median(x / y for x, y in zip(a, b, strict=True)), 3)
 
 
+def paired_ci(a: list[float], b: list[float], n_boot: int = 2000) -> list[float]:
+    """95 % bootstrap interval of ``paired_ratio(a, b)``: resample the rounds, seeded."""
+    ratios = [x / y for x, y in zip(a, b, strict=True)]
+    rng = random.Random(0)
+    meds = sorted(statistics.median(rng.choices(ratios, k=len(ratios))) for _ in range(n_boot))
+    return [round(meds[int(0.025 * n_boot)], 3), round(meds[int(0.975 * n_boot) - 1], 3)]
+
+
 def bench_mode(mode: str, args) -> list[dict]:
     rows = []
     for S in args.seq_lens:
@@ -215,7 +271,9 @@ def bench_mode(mode: str, args) -> list[dict]:
         torch.manual_seed(1)
         x = torch.randn(args.batch, S, args.d_model)
         if mode == "inference":
-            fns = inference_fns(ref, ours, x, explicit=not args.no_explicit)
+            fns = inference_fns(
+                ref, ours, x, explicit=not args.no_explicit, floor=not args.no_floor
+            )
         else:
             fns = training_fns(ref, ours, x)
         samples, repeats = time_interleaved(fns, args, grad=mode == "training")
@@ -232,6 +290,7 @@ def bench_mode(mode: str, args) -> list[dict]:
                 "impls": impls,
                 "ratio": {n: round(impls[n]["median_ms"] / base, 3) for n in others},
                 "paired_ratio": {n: paired_ratio(samples[n], samples["torch"]) for n in others},
+                "paired_ci": {n: paired_ci(samples[n], samples["torch"]) for n in others},
             }
         )
         print(f"  {mode} S={S}: {repeats} rounds", file=sys.stderr, flush=True)
@@ -344,10 +403,9 @@ def fmt_ratio(m: dict) -> str:
 def print_table(mode: str, rows: list[dict], memory: dict[int, dict]) -> None:
     names = list(rows[0]["impls"])
     print(f"\n{mode}: median ms [25th-75th percentile]; ours/torch = ratio of the medians,")
-    print("paired = median over rounds of ours/torch within a round")
-    head = (
-        f"{'S':>5} {'rounds':>6} {'torch ms':>22} {'ours ms':>22} {'ours/torch':>10} {'paired':>6}"
-    )
+    print("paired = median over rounds of ours/torch within a round [95% bootstrap interval]")
+    head = f"{'S':>5} {'rounds':>6} {'torch ms':>22} {'ours ms':>22} {'ours/torch':>10}"
+    head += f" {'paired [95% CI]':>22}"
     head += f" {'GFLOP/s torch':>13} {'GFLOP/s ours':>12}"
     if mode == "inference":
         head += f" {'MiB torch':>9} {'MiB ours':>8} {'mem ratio':>9}"
@@ -359,7 +417,9 @@ def print_table(mode: str, rows: list[dict], memory: dict[int, dict]) -> None:
             return f"{v['median_ms']:.1f} [{v['q1_ms']:.1f}-{v['q3_ms']:.1f}]"
 
         line = f"{row['seq_len']:>5} {row['repeats']:>6} {cell(t):>22} {cell(o):>22}"
-        line += f" {row['ratio']['ours']:>9.2f}x {row['paired_ratio']['ours']:>5.2f}x"
+        lo, hi = row["paired_ci"]["ours"]
+        paired = f"{row['paired_ratio']['ours']:.3f} [{lo:.3f}-{hi:.3f}]"
+        line += f" {row['ratio']['ours']:>9.3f}x {paired:>22}"
         line += f" {t['gflops']:>13.0f} {o['gflops']:>12.0f}"
         m = memory.get(row["seq_len"])
         if mode == "inference" and m:
@@ -377,11 +437,28 @@ def print_table(mode: str, rows: list[dict], memory: dict[int, dict]) -> None:
             line += f" {vs_ours:>12.2f}x"
             m = memory.get(row["seq_len"])
             print(line + (f" {m['ours_explicit_mib']:>12.0f}" if m else ""))
+    if "floor" in names:
+        print("\nreference: the floor (four bias-free products, attention kernel, ReLU, norms)")
+        print(f"{'S':>5} {'floor ms':>22} {'torch/floor':>11} {'ours/floor':>10}")
+        for row in rows:
+            f = row["impls"]["floor"]
+            cell = f"{f['median_ms']:.1f} [{f['q1_ms']:.1f}-{f['q3_ms']:.1f}]"
+            t, o = row["impls"]["torch"]["median_ms"], row["impls"]["ours"]["median_ms"]
+            line = f"{row['seq_len']:>5} {cell:>22} {t / f['median_ms']:>10.3f}x"
+            print(line + f" {o / f['median_ms']:>9.3f}x")
 
 
 def target(name: str, limit: float, row: dict) -> dict:
     measured, paired = row["ratio"]["ours"], row["paired_ratio"]["ours"]
-    return {"name": name, "limit": limit, "measured": measured, "paired": paired}
+    ci = row["paired_ci"]["ours"]
+    return {
+        "name": name,
+        "limit": limit,
+        "measured": measured,
+        "paired": paired,
+        "ci": ci,
+        "within_noise": ci[0] <= limit <= ci[1],
+    }
 
 
 def check_targets(modes: dict, memory: list[dict]) -> list[dict]:
@@ -429,6 +506,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--threads", type=int, help="torch.set_num_threads (default: torch's own)")
     p.add_argument("--no-memory", action="store_true", help="skip the peak-memory subprocesses")
     p.add_argument("--no-explicit", action="store_true", help="skip the explicit-attention path")
+    p.add_argument("--no-floor", action="store_true", help="skip the lower-bound reference")
     p.add_argument(
         "--quick",
         action="store_true",
@@ -484,8 +562,12 @@ def main(argv=None) -> None:
         print("\ntargets (issue 2)")
         for t in targets:
             ok = "met" if t["met"] else "NOT met"
-            paired = f", paired {t['paired']:.2f}x" if "paired" in t else ""
-            print(f"  {t['name']}: {t['measured']:.2f}x{paired} (limit {t['limit']}x) {ok}")
+            paired = ""
+            if "paired" in t:
+                lo, hi = t["ci"]
+                paired = f", paired {t['paired']:.3f}x [95% CI {lo:.3f}-{hi:.3f}]"
+                ok += " (within noise)" if t["within_noise"] else ""
+            print(f"  {t['name']}: {t['measured']:.3f}x{paired} (limit {t['limit']}x) {ok}")
     total, load = time.perf_counter() - t0, os.getloadavg()[0]
     print(f"\ntotal {total:.0f} s, load average at the end {load:.1f}")
 

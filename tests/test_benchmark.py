@@ -1,0 +1,75 @@
+"""The benchmark script: its reference function computes what it says, and a quick run writes
+the JSON the Performance page reads. Times are not asserted (they belong to the script's output).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from torch import nn
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location(
+        "bench_encoder_layer", ROOT / "benchmarks" / "bench_encoder_layer.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_floor_is_the_layer_without_biases_and_residuals(bench):
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True).eval()
+    x = torch.randn(2, 5, 16)
+    floor = bench.floor_forward(layer)(x)
+    with torch.no_grad():
+        for p in (layer.self_attn.in_proj_bias, layer.self_attn.out_proj.bias):
+            p.zero_()
+        layer.linear1.bias.zero_()
+        layer.linear2.bias.zero_()
+        a = layer.self_attn(x, x, x, need_weights=False)[0]
+        y = layer.norm1(a)
+        expected = layer.norm2(layer.linear2(torch.relu(layer.linear1(y))))
+    torch.testing.assert_close(floor, expected, atol=1e-5, rtol=1e-5)
+
+
+def test_paired_ci_brackets_the_paired_ratio(bench):
+    a = [1.0, 1.1, 0.9, 1.05, 0.95, 1.2, 1.0, 0.98] * 5
+    b = [1.0] * len(a)
+    lo, hi = bench.paired_ci(a, b)
+    assert lo <= bench.paired_ratio(a, b) <= hi
+    assert lo < hi
+    assert bench.paired_ci([2.0] * 10, [1.0] * 10) == [2.0, 2.0]  # no spread, no interval
+
+
+def test_quick_run_writes_the_schema_the_page_reads(bench, tmp_path, capsys):
+    out = tmp_path / "bench.json"
+    bench.main(["--quick", "--no-memory", "--save", "--output", str(out)])
+    data = json.loads(out.read_text())
+    assert data["schema"] == 1
+    assert data["config"]["quick"] is True
+    for mode, impls in (("inference", {"torch", "ours", "ours_explicit", "floor"}),
+                        ("training", {"torch", "ours"})):  # fmt: skip
+        rows = data["modes"][mode]
+        assert [r["seq_len"] for r in rows] == data["config"]["seq_lens"]
+        for row in rows:
+            assert set(row["impls"]) == impls
+            for name in impls - {"torch"}:
+                lo, hi = row["paired_ci"][name]
+                assert lo <= row["paired_ratio"][name] <= hi
+            for stats in row["impls"].values():
+                assert stats["q1_ms"] <= stats["median_ms"] <= stats["q3_ms"]
+                assert len(stats["samples_ms"]) == row["repeats"]
+    printed = capsys.readouterr().out
+    assert "reference: the floor" in printed
+    assert "paired [95% CI]" in printed
