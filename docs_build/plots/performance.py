@@ -10,6 +10,7 @@ LABELS = {
     "torch": "nn.TransformerEncoderLayer",
     "ours": "encoder.EncoderLayer",
     "ours_explicit": "EncoderLayer, explicit attention",
+    "floor": "floor: products, attention, norms only",
 }
 
 
@@ -26,7 +27,8 @@ def bench_time(theme):
     for ax, mode in zip(axes, ("inference", "training"), strict=True):
         rows = data["modes"][mode]
         seq = [r["seq_len"] for r in rows]
-        for impl, style in (("torch", "-o"), ("ours", "-s"), ("ours_explicit", ":^")):
+        styles = (("torch", "-o"), ("ours", "-s"), ("ours_explicit", ":^"), ("floor", "--"))
+        for impl, style in styles:
             if impl not in rows[0]["impls"]:
                 continue
             med = [r["impls"][impl]["median_ms"] for r in rows]
