@@ -86,11 +86,17 @@ def build_site(dest: Path, *, env: dict[str, str] | None = None, timeout: float 
 _shared: Build | None = None
 
 
+SHARED_SITE_URL = "http://127.0.0.1:8000/"  # mkdocs.yml's default, whatever SITE_URL says
+
+
 def shared_build() -> Build:
-    """One build per test process, shared by every module that asks; removed at exit."""
+    """One build per test process, shared by every module that asks; removed at exit.
+
+    Built for ``SHARED_SITE_URL`` so that it does not depend on the caller's environment.
+    """
     global _shared
     if _shared is None:
         tmp = Path(tempfile.mkdtemp(prefix="encoder-site-"))
         atexit.register(shutil.rmtree, tmp, ignore_errors=True)
-        _shared = build_site(tmp / "site")
+        _shared = build_site(tmp / "site", env={"SITE_URL": SHARED_SITE_URL})
     return _shared

@@ -19,9 +19,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from site_fixtures import ROOT, SHARED_SITE_URL, shared_build
 
-ROOT = Path(__file__).resolve().parent.parent
-SITE_URL = "http://127.0.0.1:8000/"  # the same for both builds, whatever the environment says
+SITE_URL = SHARED_SITE_URL  # the same for both builds, whatever the environment says
 
 GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
 STAMP_TIME = re.compile(r"Built \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -43,17 +43,21 @@ def _build(tool: str, dest: Path) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The site built by each tool; fails with the log of a build that did not pass."""
-    out = {}
-    for tool in ("mkdocs", "properdocs"):
-        dest = tmp_path_factory.mktemp(tool) / "site"
-        proc = _build(tool, dest)
-        if proc.returncode != 0:
-            pytest.fail(
-                f"{tool} build --strict exited {proc.returncode}:\n{proc.stdout}{proc.stderr}"
-            )
-        out[tool] = dest
-    return out
+    """The site built by each tool; fails with the log of a build that did not pass.
+
+    The MkDocs side is the test run's shared build (``site_fixtures``), made with the same
+    command and ``SITE_URL``.
+    """
+    mkdocs = shared_build()
+    if mkdocs.returncode != 0:
+        pytest.fail(f"mkdocs build --strict exited {mkdocs.returncode}:\n{mkdocs.log}")
+    dest = tmp_path_factory.mktemp("properdocs") / "site"
+    proc = _build("properdocs", dest)
+    if proc.returncode != 0:
+        pytest.fail(
+            f"properdocs build --strict exited {proc.returncode}:\n{proc.stdout}{proc.stderr}"
+        )
+    return {"mkdocs": mkdocs.site, "properdocs": dest}
 
 
 def _pages(site: Path) -> list[str]:
