@@ -58,15 +58,22 @@ class Build:
         return self
 
 
-def build_site(dest: Path, *, env: dict[str, str] | None = None, timeout: float = 900) -> Build:
+def build_site(
+    dest: Path,
+    *,
+    env: dict[str, str] | None = None,
+    timeout: float = 900,
+    tool: str = "mkdocs",
+) -> Build:
     """``mkdocs build --strict`` of the repository's site into ``dest``.
 
     ``env`` adds environment variables, e.g. ``{"SITE_URL": "http://127.0.0.1:8123/"}`` for a
     build served on another port (instant navigation needs ``site_url`` to match the origin).
+    ``tool`` names another module with MkDocs' command line, e.g. ``"properdocs"``.
     """
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", **(env or {})}
     cmd = [
-        *(sys.executable, "-m", "mkdocs", "build", "--strict"),
+        *(sys.executable, "-m", tool, "build", "--strict"),
         *("-f", str(ROOT / "mkdocs.yml"), "-d", str(Path(dest).resolve())),
     ]
     start = time.perf_counter()

@@ -12,33 +12,16 @@ from __future__ import annotations
 
 import difflib
 import html
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from site_fixtures import ROOT, SHARED_SITE_URL, shared_build
-
-SITE_URL = SHARED_SITE_URL  # the same for both builds, whatever the environment says
+from site_fixtures import SHARED_SITE_URL, build_site, shared_build
 
 GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
 STAMP_TIME = re.compile(r"Built \d{4}-\d\d-\d\d \d\d:\d\d UTC")
 ARTICLE = re.compile(r'<article class="md-content__inner[^"]*">(.*?)</article>', re.DOTALL)
 TAG = re.compile(r"<[^>]+>")
-
-
-def _build(tool: str, dest: Path) -> subprocess.CompletedProcess:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": SITE_URL}
-    return subprocess.run(
-        [sys.executable, "-m", tool, "build", "--strict", "-f", "mkdocs.yml", "-d", str(dest)],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -48,16 +31,15 @@ def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     The MkDocs side is the test run's shared build (``site_fixtures``), made with the same
     command and ``SITE_URL``.
     """
-    mkdocs = shared_build()
-    if mkdocs.returncode != 0:
-        pytest.fail(f"mkdocs build --strict exited {mkdocs.returncode}:\n{mkdocs.log}")
     dest = tmp_path_factory.mktemp("properdocs") / "site"
-    proc = _build("properdocs", dest)
-    if proc.returncode != 0:
-        pytest.fail(
-            f"properdocs build --strict exited {proc.returncode}:\n{proc.stdout}{proc.stderr}"
-        )
-    return {"mkdocs": mkdocs.site, "properdocs": dest}
+    builds = {
+        "mkdocs": shared_build(),
+        "properdocs": build_site(dest, env={"SITE_URL": SHARED_SITE_URL}, tool="properdocs"),
+    }
+    for tool, build in builds.items():
+        if build.returncode != 0:
+            pytest.fail(f"{tool} build --strict exited {build.returncode}:\n{build.log}")
+    return {tool: build.site for tool, build in builds.items()}
 
 
 def _pages(site: Path) -> list[str]:
