@@ -341,7 +341,9 @@ class IncludeRunner(DefaultRunner):
         )
         namespace = dict(vars(module))
         exec(compiled, namespace)
-        missing = sorted(_global_reads(compiled) - namespace.keys() - set(dir(builtins)))
+        # (__annotations__: a class body with annotated fields reads it from its own namespace)
+        missing = _global_reads(compiled) - namespace.keys() - set(dir(builtins))
+        missing = sorted(missing - {"__annotations__"})
         if missing:
             raise NameError(
                 f"{fence.body.strip()} reads undefined name(s) {missing}: a typo in "

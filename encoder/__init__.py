@@ -16,7 +16,7 @@ from encoder.masks import causal_mask, padding_mask
 from encoder.positional import PositionalEncoding, sinusoidal_table
 from encoder.tasks import Task
 from encoder.token_embedding import TokenEmbedding
-from encoder.train import (
+from encoder.training import (
     History,
     TokenClassifier,
     evaluate,

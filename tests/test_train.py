@@ -1,4 +1,4 @@
-"""Tests of encoder/tasks.py, encoder/train.py and encoder/experiments.py: the toy tasks, the
+"""Tests of encoder/tasks.py, encoder/training.py and encoder/experiments.py: the toy tasks, the
 classifier, the loss, the schedule, the training loop (deterministic, logged, learning) and
 the errors that name bad configuration."""
 
@@ -19,7 +19,7 @@ from encoder.experiments import (
     remove_score_scaling,
 )
 from encoder.tasks import IGNORE, PAD, Task, held_out
-from encoder.train import (
+from encoder.training import (
     TokenClassifier,
     evaluate,
     lr_factor,

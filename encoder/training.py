@@ -168,6 +168,14 @@ def check_fits(model: TokenClassifier, task: Task) -> None:
         )
 
 
+def _log(step: int, steps: int, history: History, seconds: float) -> None:
+    print(
+        f"step {step:>5}/{steps}  loss {history.loss[-1]:.4f}  "
+        f"accuracy {history.accuracy[-1]:6.1%}  ({seconds:.1f} s)",
+        file=sys.stderr,
+    )
+
+
 @contextlib.contextmanager
 def num_threads(n: int) -> Iterator[None]:
     """Run the block with torch using ``n`` threads, then restore the previous count."""
@@ -234,12 +242,7 @@ def train(
                 history.eval_steps.append(step)
                 history.eval_accuracy.append(evaluate(model, task, n=500))
             if log_every and (step % log_every == 0 or step == steps):
-                print(
-                    f"step {step:>5}/{steps}  loss {history.loss[-1]:.4f}  "
-                    f"accuracy {history.accuracy[-1]:6.1%}  "
-                    f"({time.perf_counter() - start:.1f} s)",
-                    file=sys.stderr,
-                )
+                _log(step, steps, history, time.perf_counter() - start)
     history.seconds = time.perf_counter() - start
     return history
 
