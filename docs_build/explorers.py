@@ -11,6 +11,7 @@ hash (``docs_build.published``), and the function returns the widget's HTML.
 from __future__ import annotations
 
 import base64
+import copy
 import html
 import json
 
@@ -55,8 +56,10 @@ def export_weights(model: TokenClassifier, task: str) -> dict:
 @torch.no_grad()
 def test_vectors(model: TokenClassifier) -> list[dict]:
     """The package's logits and attention maps for ``TEST_INPUTS``, one sequence at a time
-    (the widget runs one unpadded sequence)."""
-    model.eval()
+    (the widget runs one unpadded sequence). Computed in float64 from the float32 weights,
+    as the page computes: what remains between the two is the page's own error, not
+    float32 rounding."""
+    model = copy.deepcopy(model).double().eval()
     vectors = []
     for ids in TEST_INPUTS:
         x = torch.tensor([ids])

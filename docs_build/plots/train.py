@@ -72,7 +72,7 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
     cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma").copy()
     cmap.set_bad(alpha=0)
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-    for row, (label, tokens, _) in enumerate(panels):
+    for row, (label, _, _) in enumerate(panels):
         for h in range(H):
             x0, y0 = h * step - 0.5, row * step - 0.5
             ax.add_patch(plt.Rectangle((x0, y0), T, T, fill=False, ec=theme["grid"], lw=0.6))
