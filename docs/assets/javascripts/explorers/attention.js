@@ -3,7 +3,7 @@
 // (encoder/transformer_embedding.py, encoder_layer.py, attention.py, training.py), in float64 on
 // the float32 weights the build exported (docs_build/explorers.py). The browser tests compare
 // it with the package's output on exported test vectors.
-import { fixed, h, s, sinusoidalTable, strings, uid } from "./common.js";
+import { fixed, h, s, sinusoidalTable, softmax, statusLine, strings, uid } from "./common.js";
 
 const TEXT = {
   en: {
@@ -31,8 +31,8 @@ const TEXT = {
     key: "key",
     cell: (q, k, w) => `query ${q} → key ${k}: ${w}`,
     legend:
-      "Each map: rows are queries, columns keys, darker means more weight; " +
-      "hover a cell for its weight.",
+      "Each map: rows are queries, columns keys; the stronger the colour, the more " +
+      "weight. Hover over a cell for its weight.",
   },
   zh: {
     task: "任务",
@@ -57,7 +57,7 @@ const TEXT = {
     query: "查询",
     key: "键",
     cell: (q, k, w) => `查询 ${q} → 键 ${k}：${w}`,
-    legend: "每张图：行是查询，列是键，颜色越深权重越大；鼠标悬停在格子上可看到权重。",
+    legend: "每张图：行是查询，列是键；颜色越浓，权重越大。鼠标悬停在格子上可看到权重。",
   },
 };
 
@@ -122,10 +122,7 @@ function attention(rows, P, prefix, { d_model: d, n_head: H }) {
         for (let j = 0; j < dh; j += 1) dot += qkv[q][off + j] * qkv[k][d + off + j];
         scores.push(dot / Math.sqrt(dh));
       }
-      const top = Math.max(...scores);
-      const e = scores.map((v) => Math.exp(v - top));
-      const total = e.reduce((a, b) => a + b, 0);
-      const row = e.map((v) => v / total);
+      const row = softmax(scores);
       for (let k = 0; k < T; k += 1) {
         for (let j = 0; j < dh; j += 1) heads[q][off + j] += row[k] * qkv[k][2 * d + off + j];
       }
@@ -201,7 +198,7 @@ function heatMap(weights, ids, label, t) {
   const T = ids.length;
   const cell = 12;
   const pad = 14;
-  const size = pad + T * cell;
+  const size = pad + T * cell + 1; // + 1: room for the frame's stroke
   const svg = s("svg", {
     viewBox: `0 0 ${size} ${size}`,
     role: "img",
@@ -295,19 +292,14 @@ export function mount(root) {
     state.text = input.value;
     update();
   });
-  const random = h("button", { type: "button", class: "md-button", text: t.random });
+  const random = h("button", { type: "button", text: t.random });
   random.addEventListener("click", () => {
     const n = 2 + Math.floor(Math.random() * (TRAINED_MAX - 1));
     input.value = Array.from({ length: n }, () => 1 + Math.floor(Math.random() * 9)).join(" ");
     state.text = input.value;
     update();
   });
-  const status = h("p", {
-    id: statusId,
-    class: "explorer__status",
-    role: "status",
-    "aria-live": "polite",
-  });
+  const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
   const maps = h("div", { class: "explorer__layers" });
   root.replaceChildren(
@@ -373,7 +365,11 @@ export function mount(root) {
           {},
           row(t.rowInput, ids),
           row(t.rowExpected, expected),
-          row(t.rowModel, predicted, predicted.map((p, i) => p !== expected[i])),
+          row(
+            t.rowModel,
+            predicted,
+            predicted.map((p, i) => p !== expected[i]),
+          ),
         ),
       ),
     );

@@ -31,6 +31,11 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** The line where an explorer says what it shows, or what is wrong with the input. */
+export function statusLine(id) {
+  return h("p", { id, class: "explorer__status", role: "status", "aria-live": "polite" });
+}
+
 const SVG = "http://www.w3.org/2000/svg";
 /** An SVG element with attributes and children. */
 export function s(tag, attrs = {}, ...children) {

@@ -2,7 +2,7 @@
 // of positions, as a heat map, chosen columns as curves, and PE(p)·PE(p+k) against the offset
 // k. The table is computed here by the same formula as encoder.sinusoidal_table; the browser
 // tests compare the two.
-import { fixed, h, s, sinusoidalTable, strings, uid } from "./common.js";
+import { fixed, h, s, sinusoidalTable, statusLine, strings, uid } from "./common.js";
 
 const TEXT = {
   en: {
@@ -62,9 +62,25 @@ function axes(svg, box, xLabel, yTicks) {
   const { x0, y0, x1, y1 } = box;
   svg.append(s("line", { x1: x0, y1: y1, x2: x1, y2: y1, class: "explorer__axis" }));
   svg.append(s("line", { x1: x0, y1: y0, x2: x0, y2: y1, class: "explorer__axis" }));
-  svg.append(s("text", { x: (x0 + x1) / 2, y: y1 + 24, "text-anchor": "middle", class: "explorer__tick", text: xLabel }));
+  svg.append(
+    s("text", {
+      x: (x0 + x1) / 2,
+      y: y1 + 24,
+      "text-anchor": "middle",
+      class: "explorer__tick",
+      text: xLabel,
+    }),
+  );
   for (const [value, y] of yTicks) {
-    svg.append(s("text", { x: x0 - 4, y: y + 3, "text-anchor": "end", class: "explorer__tick", text: value }));
+    svg.append(
+      s("text", {
+        x: x0 - 4,
+        y: y + 3,
+        "text-anchor": "end",
+        class: "explorer__tick",
+        text: value,
+      }),
+    );
   }
 }
 
@@ -99,7 +115,12 @@ function heatMap(table, t) {
 
 function linePlot(series, { xLabel, yMin, yMax, label, xMax }) {
   const box = { x0: 44, y0: 8, x1: W - 8, y1: 168 };
-  const svg = s("svg", { viewBox: `0 0 ${W} 200`, role: "img", "aria-label": label, class: "explorer__plot" });
+  const svg = s("svg", {
+    viewBox: `0 0 ${W} 200`,
+    role: "img",
+    "aria-label": label,
+    class: "explorer__plot",
+  });
   const X = (x) => box.x0 + (x / Math.max(1, xMax)) * (box.x1 - box.x0);
   const Y = (y) => box.y1 - ((y - yMin) / (yMax - yMin)) * (box.y1 - box.y0);
   axes(svg, box, xLabel, [
@@ -110,7 +131,9 @@ function linePlot(series, { xLabel, yMin, yMax, label, xMax }) {
   const legend = h("ul", { class: "explorer__key" });
   series.forEach(({ values, name, style }, j) => {
     const points = values.map((v, x) => `${fixed(X(x), 1)},${fixed(Y(v), 1)}`).join(" ");
-    svg.append(s("polyline", { points, class: `explorer__line explorer__line--${j} ${style || ""}` }));
+    svg.append(
+      s("polyline", { points, class: `explorer__line explorer__line--${j} ${style || ""}` }),
+    );
     legend.append(h("li", { class: `explorer__swatch--${j}`, text: name }));
   });
   return [svg, legend];
@@ -123,16 +146,32 @@ export function mount(root) {
   const field = (label, value, attrs = {}) => {
     const id = uid("pe-field");
     const input = h("input", { id, value, "aria-describedby": statusId, ...attrs });
-    return [h("span", { class: "explorer__field" }, h("label", { for: id, text: label }), input), input];
+    return [
+      h("span", { class: "explorer__field" }, h("label", { for: id, text: label }), input),
+      input,
+    ];
   };
-  const number = (lo, hi, step = 1) => ({ type: "number", min: lo, max: hi, step, inputmode: "numeric" });
+  const number = (lo, hi, step = 1) => ({
+    type: "number",
+    min: lo,
+    max: hi,
+    step,
+    inputmode: "numeric",
+  });
   const [dField, dInput] = field(t.dModel, state.d, number(...LIMITS.d));
   const [nField, nInput] = field(t.positions, state.n, number(...LIMITS.n));
-  const [dimsField, dimsInput] = field(t.dims, state.dims.join(" "), { type: "text", autocomplete: "off" });
+  const [dimsField, dimsInput] = field(t.dims, state.dims.join(" "), {
+    type: "text",
+    autocomplete: "off",
+  });
   const [pField, pInput] = field(t.from, state.p, number(0, LIMITS.n[1] - 2));
-  const status = h("p", { id: statusId, class: "explorer__status", role: "status", "aria-live": "polite" });
+  const status = statusLine(statusId);
   const panels = h("div", { class: "explorer__panels" });
-  root.replaceChildren(h("div", { class: "explorer__controls" }, dField, nField, dimsField, pField), status, panels);
+  root.replaceChildren(
+    h("div", { class: "explorer__controls" }, dField, nField, dimsField, pField),
+    status,
+    panels,
+  );
 
   let table = sinusoidalTable(state.n, state.d);
   let dots = { p0: [], p: [] };

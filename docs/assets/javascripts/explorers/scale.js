@@ -3,16 +3,21 @@
 // dot products of unit-variance vectors of width d_k have standard deviation sqrt(d_k), so s
 // plays the role of sqrt(d_k) when the scores are not divided by it; dividing brings s back
 // to 1.
-import { fixed, h, s, softmax, strings, uid } from "./common.js";
+import { fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
 
 const TEXT = {
   en: {
     scale: "score scale s",
     redraw: "New scores",
-    stats: (sc, dk, top, ent, jac) =>
-      `s = ${sc}: the spread of unscaled q·k at d_k = ${dk}. ` +
-      `Largest weight ${top}, entropy ${ent} of at most 2.30, ` +
+    spread: (sc, dk) =>
+      dk === null
+        ? `s = ${sc}: softer than the scaled scores (s = 1). `
+        : `s = ${sc}: the spread of q·k without the division at d_k = ${dk}; ` +
+          "with it, s = 1 at every d_k. ",
+    stats: (top, ent, jac) =>
+      `Largest weight ${top}, entropy ${ent} (at most 2.30, all keys equal), ` +
       `size of the softmax's Jacobian ${jac}.`,
+    note: "Bars: the softmax weight of each key. Under each bar, its score z; the softmax reads s·z.",
     label: (sc, weights) => `Softmax weights of ten keys at scale ${sc}: ${weights}.`,
     key: "key",
     weight: "weight",
@@ -20,9 +25,13 @@ const TEXT = {
   zh: {
     scale: "分数缩放 s",
     redraw: "重新抽取分数",
-    stats: (sc, dk, top, ent, jac) =>
-      `s = ${sc}：相当于 d_k = ${dk} 时未缩放的 q·k 的离散程度。` +
-      `最大权重 ${top}，熵 ${ent}（最大 2.30），softmax 雅可比矩阵的大小 ${jac}。`,
+    spread: (sc, dk) =>
+      dk === null
+        ? `s = ${sc}：比缩放后的分数（s = 1）更平缓。`
+        : `s = ${sc}：相当于 d_k = ${dk} 时不做除法的 q·k 的离散程度；做了除法，任何 d_k 下 s 都是 1。`,
+    stats: (top, ent, jac) =>
+      `最大权重 ${top}，熵 ${ent}（最大为 2.30，即所有键相等时），softmax 雅可比矩阵的大小 ${jac}。`,
+    note: "柱：每个键的 softmax 权重。柱下方是它的分数 z；softmax 读取的是 s·z。",
     label: (sc, weights) => `缩放为 ${sc} 时十个键的 softmax 权重：${weights}。`,
     key: "键",
     weight: "权重",
@@ -68,12 +77,24 @@ export function mount(root) {
     "aria-describedby": statusId,
   });
   const readout = h("output", { for: id, class: "explorer__readout" });
-  const redraw = h("button", { type: "button", class: "md-button", text: t.redraw });
-  const status = h("p", { id: statusId, class: "explorer__status", role: "status", "aria-live": "polite" });
+  const redraw = h("button", { type: "button", text: t.redraw });
+  const status = statusLine(statusId);
   const chart = h("div", { class: "explorer__bars" });
   root.replaceChildren(
-    h("div", { class: "explorer__controls" }, h("span", { class: "explorer__field" }, h("label", { for: id, text: t.scale }), slider, readout), redraw),
+    h(
+      "div",
+      { class: "explorer__controls" },
+      h(
+        "span",
+        { class: "explorer__field" },
+        h("label", { for: id, text: t.scale }),
+        slider,
+        readout,
+      ),
+      redraw,
+    ),
     chart,
+    h("p", { class: "explorer__note", text: t.note }),
     status,
   );
 
@@ -86,7 +107,9 @@ export function mount(root) {
     readout.textContent = fixed(sc, 2);
     slider.setAttribute("aria-valuetext", `s = ${fixed(sc, 2)}`);
     const { top, entropy, jacobian } = summary(p);
-    status.textContent = t.stats(fixed(sc, 2), fixed(sc * sc, sc * sc < 10 ? 2 : 0), fixed(top), fixed(entropy), fixed(jacobian));
+    const dk = sc >= 1 ? fixed(sc * sc, sc * sc < 10 ? 2 : 0) : null;
+    status.textContent =
+      t.spread(fixed(sc, 2), dk) + t.stats(fixed(top), fixed(entropy), fixed(jacobian));
     const bw = 40;
     const H = 140;
     const svg = s("svg", {
@@ -95,17 +118,59 @@ export function mount(root) {
       "aria-label": t.label(fixed(sc, 2), p.map((v) => fixed(v)).join(", ")),
       class: "explorer__plot",
     });
-    svg.append(s("line", { x1: 36, y1: H + 8, x2: N_KEYS * (bw + 8) + 36, y2: H + 8, class: "explorer__axis" }));
-    for (const [v, label] of [[0, "0"], [1, "1"], [0.5, "0.5"]]) {
-      svg.append(s("text", { x: 30, y: H + 8 - v * H + 3, "text-anchor": "end", class: "explorer__tick", text: label }));
+    svg.append(
+      s("line", {
+        x1: 36,
+        y1: H + 8,
+        x2: N_KEYS * (bw + 8) + 36,
+        y2: H + 8,
+        class: "explorer__axis",
+      }),
+    );
+    for (const [v, label] of [
+      [0, "0"],
+      [1, "1"],
+      [0.5, "0.5"],
+    ]) {
+      svg.append(
+        s("text", {
+          x: 30,
+          y: H + 8 - v * H + 3,
+          "text-anchor": "end",
+          class: "explorer__tick",
+          text: label,
+        }),
+      );
     }
     p.forEach((w, i) => {
       const x = 40 + i * (bw + 8);
-      const bar = s("rect", { x, y: H + 8 - w * H, width: bw, height: Math.max(w * H, 0.5), class: "explorer__bar" });
+      const bar = s("rect", {
+        x,
+        y: H + 8 - w * H,
+        width: bw,
+        height: Math.max(w * H, 0.5),
+        class: "explorer__bar",
+      });
       bar.append(s("title", { text: `${t.key} ${i}: ${t.weight} ${fixed(w, 3)}` }));
       svg.append(bar);
-      svg.append(s("text", { x: x + bw / 2, y: H + 24, "text-anchor": "middle", class: "explorer__tick", text: fixed(state.scores[i], 1) }));
-      svg.append(s("text", { x: x + bw / 2, y: H + 40, "text-anchor": "middle", class: "explorer__tick", text: `${t.key} ${i}` }));
+      svg.append(
+        s("text", {
+          x: x + bw / 2,
+          y: H + 24,
+          "text-anchor": "middle",
+          class: "explorer__tick",
+          text: fixed(state.scores[i], 1),
+        }),
+      );
+      svg.append(
+        s("text", {
+          x: x + bw / 2,
+          y: H + 40,
+          "text-anchor": "middle",
+          class: "explorer__tick",
+          text: `${t.key} ${i}`,
+        }),
+      );
     });
     chart.replaceChildren(svg);
   }
