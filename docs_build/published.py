@@ -38,14 +38,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 STORE = ROOT / ".cache" / "published"
 SITE_DIR = "published"  # where the files land in the site
-TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}\.[a-z0-9]+)")
+TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}(?:-dark)?\.[a-z0-9]+)")
 
 
-def publish(data: bytes, suffix: str) -> str:
-    """Store ``data`` by its hash; return the token that the hook turns into its URL."""
-    if not re.fullmatch(r"\.[a-z0-9]+", suffix):
-        raise ValueError(f"suffix must look like '.json', got {suffix!r}")
-    name = hashlib.sha256(data).hexdigest()[:16] + suffix
+def _store(name: str, data: bytes) -> str:
     path = STORE / name
     if not path.exists():
         STORE.mkdir(parents=True, exist_ok=True)
@@ -55,14 +51,32 @@ def publish(data: bytes, suffix: str) -> str:
     return f"published:{name}"
 
 
+def _key(*blobs: bytes) -> str:
+    digest = hashlib.sha256()
+    for blob in blobs:
+        digest.update(hashlib.sha256(blob).digest())
+    return digest.hexdigest()[:16]
+
+
+def publish(data: bytes, suffix: str) -> str:
+    """Store ``data`` by its hash; return the token that the hook turns into its URL."""
+    if not re.fullmatch(r"\.[a-z0-9]+", suffix):
+        raise ValueError(f"suffix must look like '.json', got {suffix!r}")
+    return _store(_key(data) + suffix, data)
+
+
 def run_figure(name: str, draw: Callable) -> str:
-    """Draw ``draw(theme)`` in both themes, publish the SVGs; return the page's marker."""
+    """Draw ``draw(theme)`` in both themes and publish the SVGs as ``KEY.svg`` and
+    ``KEY-dark.svg`` (the site's naming of figure variants), KEY the hash of both; return
+    the page's marker."""
     from docs_build.figures import render
 
-    light, dark = (publish(svg.encode(), ".svg") for svg in render(draw).values())
+    light, dark = (svg.encode() for svg in render(draw).values())
+    key = _key(light, dark)
+    light_token, dark_token = _store(f"{key}.svg", light), _store(f"{key}-dark.svg", dark)
     return (
         f'<div hidden data-run-figure="{html.escape(name)}" '
-        f'data-light="{light}" data-dark="{dark}"></div>'
+        f'data-light="{light_token}" data-dark="{dark_token}"></div>'
     )
 
 
