@@ -69,8 +69,8 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
         for h in range(H):
             mosaic[row * step : row * step + T, h * step : h * step + T] = weights[h]
     fig, ax = plt.subplots(figsize=(8.0, 1.9 * len(panels) + 0.4), layout="constrained")
-    cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma").copy()
-    cmap.set_bad(alpha=0)
+    cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
+    cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     for row, (label, _, _) in enumerate(panels):
         for h in range(H):
