@@ -30,10 +30,9 @@ TAG = re.compile(r"<[^>]+>")
 
 
 @pytest.fixture(scope="module")
-def properdocs(site, tmp_path_factory: pytest.TempPathFactory) -> Build:
+def properdocs(site) -> Build:
     """``properdocs build --strict`` with the environment (SITE_URL, cache) of the run's build."""
-    dest = tmp_path_factory.mktemp("properdocs") / "site"
-    return Build(dest, env=site.env, tool="properdocs").wait()
+    return site.start_properdocs().wait()
 
 
 @pytest.fixture(scope="module")

@@ -197,13 +197,13 @@ class Visit:
         }
 
 
-# Scroll every displayed image into view, one frame at a time (they are loading="lazy"), and
-# wait until each has loaded or failed.
+# Load every displayed image now (they are loading="lazy": a reader scrolling would load them),
+# and wait until each has loaded or failed.
 LOAD_IMAGES = """
 async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const shown = [...document.images].filter((i) => i.checkVisibility());
-  for (const img of shown) { img.scrollIntoView({block: "center"}); await frame(); }
+  for (const img of shown) img.loading = "eager";
   const done = (img) => img.complete ? null : new Promise((r) => {
     img.addEventListener("load", r, {once: true});
     img.addEventListener("error", r, {once: true});
@@ -339,6 +339,17 @@ KEEP_ONE_TOKEN_PER_STYLE = """
 """
 
 
+# A page has the same elements in both schemes, only other colours: in the second scheme, axe-core
+# runs the rules that read colours alone.
+AXE_OPTIONS = {
+    "light": {"resultTypes": ["violations"]},
+    "dark": {
+        "resultTypes": ["violations"],
+        "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
+    },
+}
+
+
 class Chromium:
     """One headless Chromium, for the thread that starts it (Playwright's objects stay there)."""
 
@@ -404,7 +415,7 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
             page.screenshot(path=shots / f"{page_id(path).replace('/', '-')}-{scheme}.png", full_page=True)
         # axe last: its script is not the site's, and nothing it does counts as the page's.
         page.evaluate(KEEP_ONE_TOKEN_PER_STYLE)
-        violations = axe.run(page).response["violations"]
+        violations = axe.run(page, options=AXE_OPTIONS[scheme]).response["violations"]
     finally:
         page.close()
     return Visit(
