@@ -22,6 +22,7 @@ CONFIG = f"""\
 site_name: toy
 markdown_extensions:
   - admonition
+  - pymdownx.details
   - pymdownx.superfences
   - pymdownx.tabbed: {{alternate_style: true}}
   - pymdownx.snippets: {{base_path: [docs, {ROOT}], check_paths: true, dedent_subsections: true}}
@@ -31,7 +32,7 @@ hooks: [{ROOT / "docs_build" / "fences.py"}]
 
 RUNS = 'python exec="on" session="s" source="above" result="text"'
 PAGES = {
-    # A session of two fences, each a snippet section, and a package section.
+    # A session of three fences, two of them snippet sections; a package section.
     "a.md": f"""
         # A
 
@@ -50,6 +51,12 @@ PAGES = {
             ```
             <!-- --8<-- [end:use] -->
 
+        ??? note "Deeper"
+
+            ```{RUNS}
+            print(value * 2)
+            ```
+
         ```python
         --8<-- "encoder/masks.py:causal"
         ```
@@ -62,9 +69,10 @@ PAGES = {
 
         --8<-- "a.md:use"
         """,
+    # Another session does not see the names of the first one.
     "failing.md": """
-        ```python exec="on"
-        raise RuntimeError("the fence failed")
+        ```python exec="on" session="other"
+        print(value)
         ```
         """,
     # Fences whose output the page would not show: three indented one level too deep (Markdown
@@ -137,11 +145,12 @@ def edited(toy: Path, warm):
 
 def test_each_fence_runs_once_and_a_page_that_includes_it_reuses_its_output(toy, cold):
     _, record = cold
-    assert statuses(record, "a.md") == ["ran", "ran"]
+    assert statuses(record, "a.md") == ["ran", "ran", "ran"]
     assert statuses(record, "b.md") == ["cached", "cached"]
     for page in ("a", "b"):
         html = (toy / "cold" / page / "index.html").read_text()
         assert "defined" in html and "42" in html
+    assert "82" in (toy / "cold" / "a" / "index.html").read_text()
 
 
 def test_a_failing_fence_fails_the_build_with_its_traceback(cold):
@@ -149,8 +158,8 @@ def test_a_failing_fence_fails_the_build_with_its_traceback(cold):
     assert built.returncode != 0
     [fence] = record["failing.md"]["fences"]
     assert fence["status"] == "failed"
-    assert 'raise RuntimeError("the fence failed")' in fence["log"]
-    assert "RuntimeError: the fence failed" in fence["log"]
+    assert "print(value)" in fence["log"]
+    assert "NameError: name 'value' is not defined" in fence["log"]
 
 
 def test_fences_shown_but_not_run_fail_the_build(cold):
@@ -165,7 +174,8 @@ def test_fences_shown_but_not_run_fail_the_build(cold):
 
 def test_a_second_build_runs_nothing_and_renders_the_same_pages(toy, cold, warm):
     _, record = warm
-    assert statuses(record, "a.md") == statuses(record, "b.md") == ["cached", "cached"]
+    assert statuses(record, "a.md") == ["cached", "cached", "cached"]
+    assert statuses(record, "b.md") == ["cached", "cached"]
     for page in ("a", "b"):
         html = [(toy / name / page / "index.html").read_text() for name in ("cold", "warm")]
         assert html[0] == html[1]
@@ -174,7 +184,7 @@ def test_a_second_build_runs_nothing_and_renders_the_same_pages(toy, cold, warm)
 def test_an_edited_fence_runs_again_after_its_session_is_replayed(toy, edited):
     # The edited fence reads `value`, which the cached fence before it defines.
     _, record = edited
-    assert statuses(record, "a.md") == ["cached", "ran"]
+    assert statuses(record, "a.md") == ["cached", "ran", "ran"]
     assert statuses(record, "b.md") == ["cached", "cached"]
     assert record["a.md"]["problems"] == []
     assert "43" in (toy / "edited" / "b" / "index.html").read_text()
