@@ -27,6 +27,7 @@ import hashlib
 import html
 import json
 import logging
+import os
 import re
 import time
 
@@ -54,7 +55,7 @@ class Session:
     ran: int = 0  # how many of them ran in markdown-exec's namespace while building the page
 
 
-class Build:
+class State:
     package = ""  # package_hash() of this build
     page = ""  # src_uri of the page being built
     sessions: dict[str, Session] = {}  # noqa: RUF012 (reset per page)
@@ -67,15 +68,15 @@ def on_config(config):
     for fence in fences:
         if fence.get("format") is markdown_exec.formatter and fence["name"] == "python":
             fence["format"] = formatter
-    Build.package = package_hash()
-    Build.record = {}
+    State.package = package_hash()
+    State.record = {}
     return config
 
 
 def on_pre_page(page, config, files):
-    Build.page = page.file.src_uri
-    Build.sessions = {}
-    Build.record[Build.page] = {"fences": [], "problems": []}
+    State.page = page.file.src_uri
+    State.sessions = {}
+    State.record[State.page] = {"fences": [], "problems": []}
     return page
 
 
@@ -104,28 +105,28 @@ def on_page_content(content: str, page, config, files) -> str:
 def on_post_build(config) -> None:
     path = cache_dir("fences") / "record.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"package": Build.package, "pages": Build.record}, indent=1))
+    path.write_text(json.dumps({"package": State.package, "pages": State.record}, indent=1))
 
 
 def page_record() -> dict:
-    return Build.record.setdefault(Build.page, {"fences": [], "problems": []})
+    return State.record.setdefault(State.page, {"fences": [], "problems": []})
 
 
 def problem(message: str) -> None:
     page_record()["problems"].append(message)
-    log.warning("%s: %s", Build.page, message)
+    log.warning("%s: %s", State.page, message)
 
 
 # --- the formatter ------------------------------------------------------------------------------
 def formatter(source: str, language: str, css_class: str, options: dict, md, **kwargs):
     """markdown-exec's formatter, with the outputs cached (see the module's docstring)."""
     name = options.get("session") or ""
-    session = Build.sessions.get(name) if name else None
+    session = State.sessions.get(name) if name else None
     if session is None:
         settings = f"{language}\0{name}\0{options.get('workdir')}\0{options.get('width')}"
-        session = Session(_chain(Build.package, settings))
+        session = Session(_chain(State.package, settings))
         if name:
-            Build.sessions[name] = session
+            State.sessions[name] = session
     key = _chain(session.key, source)
     entry = {"session": name, "n": len(session.code) + 1, "code": source.strip().split("\n")[0]}
     page_record()["fences"].append(entry)
@@ -149,7 +150,7 @@ def formatter(source: str, language: str, css_class: str, options: dict, md, **k
             return output
         entry["status"] = "ran"
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(output)
         tmp.replace(path)  # atomic: a concurrent build never reads half an output
 

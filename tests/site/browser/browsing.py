@@ -412,7 +412,8 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
         live.settle()
         data = live.inspect()
         if shots:
-            page.screenshot(path=shots / f"{page_id(path).replace('/', '-')}-{scheme}.png", full_page=True)
+            name = f"{page_id(path).replace('/', '-')}-{scheme}.png"
+            page.screenshot(path=shots / name, full_page=True)
         # axe last: its script is not the site's, and nothing it does counts as the page's.
         page.evaluate(KEEP_ONE_TOKEN_PER_STYLE)
         violations = axe.run(page, options=AXE_OPTIONS[scheme]).response["violations"]

@@ -1,8 +1,8 @@
 """Every page of the built site in headless Chromium, in the light and the dark scheme.
 
-The pages and their visits come from ``conftest.py`` (the run's build, served on 127.0.0.1, each
-page visited once per scheme); these tests read the visit records. Then three tests drive a live page:
-search, instant navigation, and the palette toggle.
+The pages and their visits come from ``conftest.py`` (the run's build, served on 127.0.0.1,
+each page visited once per scheme); these tests read the visit records. Then three tests drive a
+live page: search, instant navigation, and the palette toggle.
 """
 
 from __future__ import annotations
