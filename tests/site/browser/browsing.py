@@ -114,7 +114,7 @@ def anchors(url: str) -> frozenset[str]:
 
 # --- one visit of one page in one scheme ----------------------------------------------------------
 class Recorder:
-    """Everything a page asks for and says, from the moment it is created."""
+    """Everything a page asks for and says, from the moment it is created to ``stop``."""
 
     def __init__(self, page) -> None:
         self.requests: list[tuple[str, str]] = []  # (resource type, url)
@@ -122,23 +122,36 @@ class Recorder:
         self.console: list[str] = []
         self.errors: list[str] = []
         self.in_flight: set = set()
-        page.on("request", self._request)
-        page.on("requestfinished", lambda r: self.in_flight.discard(r))
-        page.on("requestfailed", self._failed)
-        page.on(
-            "response",
-            lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"),
-        )
-        page.on("console", self._console)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self._mine: set = set()  # (the tab's previous page may still report on its requests)
+        self._page = page
+        self._handlers = {
+            "request": self._request,
+            "requestfinished": lambda r: self.in_flight.discard(r),
+            "requestfailed": self._failed,
+            "response": self._response,
+            "console": self._console,
+            "pageerror": lambda e: self.errors.append(f"pageerror: {e}"),
+        }
+        for event, handler in self._handlers.items():
+            page.on(event, handler)
+
+    def stop(self) -> None:
+        for event, handler in self._handlers.items():
+            self._page.remove_listener(event, handler)
 
     def _request(self, request) -> None:
         self.requests.append((request.resource_type, request.url))
         self.in_flight.add(request)
+        self._mine.add(request)
+
+    def _response(self, response) -> None:
+        if response.status >= 400 and response.request in self._mine:
+            self.failed.append(f"{response.url}: HTTP {response.status}")
 
     def _failed(self, request) -> None:
         self.in_flight.discard(request)
-        self.failed.append(f"{request.url}: {request.failure}")
+        if request in self._mine:
+            self.failed.append(f"{request.url}: {request.failure}")
 
     def _console(self, msg) -> None:
         loc = msg.location or {}
@@ -386,10 +399,10 @@ def visit_all(site, scheme: str, paths: list[str], shots: Path | None) -> dict[s
 
     chromium, axe, done = Chromium(site.origin), Axe(), {}
     try:
-        context = chromium.new_context(scheme)
+        # One tab for every page, as a reader's: a new tab per page costs a third more.
+        page = chromium.new_context(scheme).new_page()
         for path in paths:
             try:
-                page = context.new_page()
                 done[path] = _visit(page, site.url(path), path, scheme, axe, shots)
             except Exception as err:  # reported by every test of the visit
                 done[path] = f"visiting {site.url(path)} ({scheme}) failed: {err}"
@@ -419,7 +432,7 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
         page.evaluate(KEEP_ONE_TEXT_PER_STYLE)
         violations = axe.run(page, options=AXE_OPTIONS[scheme]).response["violations"]
     finally:
-        page.close()
+        recorder.stop()
     return Visit(
         path=path,
         scheme=scheme,
