@@ -137,7 +137,7 @@ def on_page_content(html: str, page, config, files) -> str:
 # page: an empty <script src=""> (no CDN here) and a script calling MathJax.Hub.Config. Notebook
 # math is typeset by the site's MathJax 3 (assets/javascripts/mathjax-config.js), which has no
 # Hub. Inert on a full load, the snippet runs when instant navigation swaps a notebook page in:
-# "Cannot read properties of undefined (reading 'Config')" (found by tests/browser). Drop it.
+# "Cannot read properties of undefined (reading 'Config')" (found by tests/site/browser). Drop it.
 NBCONVERT_MATHJAX2 = re.compile(
     r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
 )
