@@ -3,8 +3,6 @@
 import json
 from pathlib import Path
 
-from docs_build.figures import figure
-
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "benchmarks.json"
 LABELS = {
     "torch": "nn.TransformerEncoderLayer",
@@ -18,7 +16,6 @@ def _load() -> dict:
     return json.loads(DATA.read_text())
 
 
-@figure("bench-time")
 def bench_time(theme):
     import matplotlib.pyplot as plt
 
@@ -56,7 +53,6 @@ def bench_time(theme):
     return fig
 
 
-@figure("bench-memory")
 def bench_memory(theme):
     import matplotlib.pyplot as plt
 
@@ -74,3 +70,6 @@ def bench_memory(theme):
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", linewidth=0.5)
     return fig
+
+
+FIGURES = {"bench-time": bench_time, "bench-memory": bench_memory}
