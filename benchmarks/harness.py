@@ -128,11 +128,16 @@ def cuda_profile(fn: Callable[[], object], calls: int = 20) -> dict:
     for e in kernels:
         by_name[e.name] = by_name.get(e.name, 0.0) + e.device_time / 1e3 / calls
     top = sorted(by_name.items(), key=lambda kv: -kv[1])[:10]
+    ops = [e for e in prof.key_averages() if e.device_type == DeviceType.CPU]
+    ops = sorted(ops, key=lambda e: -e.self_cpu_time_total)[:15]
     return {
         "kernels": round(len(kernels) / calls, 1),
         "kernel_ms": round(sum(by_name.values()), 4),
         "cpu_ms": round(cpu_ms, 4),
         "top_kernels_ms": {name[:90]: round(ms, 4) for name, ms in top},
+        "top_cpu_ops_us": {  # self CPU time per call, under the profiler (which inflates it)
+            e.key[:60]: [round(e.self_cpu_time_total / calls, 1), e.count // calls] for e in ops
+        },
     }
 
 

@@ -151,7 +151,8 @@ class MultiHeadAttention(nn.Module):
                 # (cuDNN's gives NaN gradients): let it attend to every key, then zero
                 # its output below, the value the explicit path defines.
                 empty = ~mask.any(dim=-1, keepdim=True)  # (B|1, H|1, Tq|1, 1)
-                mask = mask | empty
+                # (CUDA's kernels want the key dimension stored, not broadcast)
+                mask = (mask | empty).expand(-1, -1, -1, Tk).contiguous()
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
             if mask is not None:
                 out = out.masked_fill(empty, 0.0)

@@ -73,10 +73,10 @@ def test_parity_with_nn_transformer_encoder(config, dtype, norm_first, padded):
 
 
 @pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors:UserWarning")
-def test_torch_nested_tensor_path_zeroes_padded_positions(dtype):
-    """nn.TransformerEncoder's nested-tensor fast path (eval, no_grad, post-norm) returns 0
-    at padded positions. Ours returns the computed values there (a padded query attends to
-    the real keys, as nn.TransformerEncoderLayer does). They agree at every real position."""
+def test_parity_with_nested_tensor_path_at_real_positions(dtype):
+    """nn.TransformerEncoder's nested-tensor fast path (eval, no_grad, post-norm) drops padded
+    positions (on the CPU it returns 0 there). Ours computes them, as nn.TransformerEncoderLayer
+    does: a padded query attends to the real keys. The two agree at every real position."""
     ours = make_encoder(CONFIGS[1], False, dtype)
     ref = torch_reference(ours, norm_first=False, nested=True).eval()
     ours.eval()
@@ -86,8 +86,7 @@ def test_torch_nested_tensor_path_zeroes_padded_positions(dtype):
         expected = ref(ours.embedding(ids), src_key_padding_mask=pad)
         out = ours(ids)
     assert pad.any()
-    assert torch.equal(expected[pad], torch.zeros_like(expected[pad]))
-    assert (out[pad] != 0).any(dim=-1).all()
+    assert torch.isfinite(out).all() and (out[pad] != 0).any(dim=-1).all()
     assert_parity(out[~pad], expected[~pad], dtype)
 
 

@@ -93,9 +93,9 @@ def test_device_move_moves_every_parameter_and_buffer(name, device):
     with torch.device("cpu"):
         module = build(name)
     module.to(target)
-    assert {t.device for t in tensors(module).values()} == {target}
+    assert {t.device.type for t in tensors(module).values()} == {target.type}
     with torch.device(target):
-        assert module(*inputs(name)).device == target
+        assert module(*inputs(name)).device.type == target.type
 
 
 @pytest.mark.parametrize("name", WITH_DROPOUT)
