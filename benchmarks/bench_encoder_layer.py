@@ -189,7 +189,7 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--dtypes", nargs="+", choices=["float32", "float16", "bfloat16"])
     p.add_argument("--padding", type=float, nargs="+", help="fractions of padded tokens")
     p.add_argument(
-        "--modes", nargs="+", default=["inference", "training"], choices=["inference", "training"]
+        "--modes", nargs="*", default=["inference", "training"], choices=["inference", "training"]
     )
     p.add_argument(
         "--budget",
