@@ -39,9 +39,11 @@ def machine_info(device: str) -> dict:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        "git_commit": _git("rev-parse", "HEAD") or os.environ.get("BENCH_GIT_COMMIT", ""),
+        # BENCH_GIT_COMMIT names the commit of a copy run outside its checkout (a GPU machine)
+        "git_commit": os.environ.get("BENCH_GIT_COMMIT") or _git("rev-parse", "HEAD"),
         "loadavg": [round(v, 2) for v in os.getloadavg()],  # 1, 5, 15 min, at the start
-        "git_dirty": bool(_git("status", "--porcelain", "--", "encoder", "benchmarks")),
+        "git_dirty": "BENCH_GIT_COMMIT" not in os.environ
+        and bool(_git("status", "--porcelain", "--", "encoder", "benchmarks")),
     }
     if device == "cuda":
         props = torch.cuda.get_device_properties(0)
