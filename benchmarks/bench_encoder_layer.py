@@ -83,7 +83,9 @@ def bench_mode(mode: str, args) -> list[dict]:
                 ref, ours = layers.build_layers(args, dtype)
                 x, kpm = layers.batch(args, S, padding, dtype)
                 if mode == "inference":
-                    fns = layers.inference_fns(ref, ours, x, kpm, args.explicit, args.floor)
+                    fns = layers.inference_fns(
+                        ref, ours, x, kpm, args.explicit, args.floor, args.fused_relu
+                    )
                 else:
                     fns = layers.training_fns(ref, ours, x, kpm)
                 samples, repeats, failed = harness.time_interleaved(
@@ -169,6 +171,10 @@ def launch_overhead(args) -> dict:
         },
     }
     result["profile"] = {n: harness.cuda_profile(fns[n][1]) for n in ("torch", "ours")}
+    x, kpm = layers.batch(args, S, 0.25, dtype)  # where a padded batch spends its time
+    padded = layers.inference_fns(ref, ours, x, kpm, explicit=False, floor=False)
+    for n in ("torch", "ours"):
+        result["profile"][f"{n}, 25% padding"] = harness.cuda_profile(padded[n][1])
     print(f"\nlaunch overhead at S={S}, {args.dtypes[0]}, no padding, inference ({repeats} rounds)")
     for n, ms in result["median_ms"].items():
         print(f"  {n:<22} {ms:.4f} ms  {ms / result['median_ms']['torch']:.3f}x torch eager")
@@ -209,6 +215,11 @@ def parse_args(argv=None) -> argparse.Namespace:
     )
     p.add_argument(
         "--floor", action=argparse.BooleanOptionalAction, help="time the lower-bound reference"
+    )
+    p.add_argument(
+        "--fused-relu",
+        action="store_true",
+        help="also time our layer with the FFN's bias and ReLU fused into its first product",
     )
     p.add_argument(
         "--overhead",

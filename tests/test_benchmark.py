@@ -44,6 +44,17 @@ def test_floor_is_the_layer_without_biases_and_residuals(bench):
     torch.testing.assert_close(floor, expected, atol=1e-5, rtol=1e-5)
 
 
+def test_fused_relu_variant_computes_the_layer(bench):
+    torch.manual_seed(0)
+    ref = nn.TransformerEncoderLayer(16, 4, 32, dropout=0.0, batch_first=True).eval()
+    ours = bench.layers.EncoderLayer.from_torch(ref).eval()
+    x = torch.randn(2, 5, 16)
+    mask = torch.ones(2, 1, 1, 5, dtype=torch.bool)
+    mask[0, ..., 3:] = False
+    with torch.inference_mode():
+        torch.testing.assert_close(bench.layers.fused_relu_forward(ours, x, mask), ours(x, mask))
+
+
 def test_padded_batch_has_the_padding_it_claims(bench):
     args = SimpleNamespace(batch=8, d_model=4, device="cpu")
     x, kpm = bench.layers.batch(args, 64, 0.25, torch.float32)
