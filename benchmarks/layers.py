@@ -2,7 +2,8 @@
 
 ``torch``  ``nn.TransformerEncoderLayer(d, h, ff, dropout=0.0, batch_first=True)``: post-norm,
            ReLU, the defaults. In ``eval()`` under ``torch.inference_mode()`` it takes its fast
-           path (one fused call for the whole layer; with a padding mask, nested tensors).
+           path (one fused call for the whole layer; with a padding mask, a masked softmax
+           over the full (B, H, S, S) scores).
 ``ours``   ``EncoderLayer.from_torch(torch_layer)``: the same weights, so the same numbers.
 ``ours_explicit`` (inference) our layer with the attention written out (``need_weights=True``),
            building the (B, H, S, S) weights: what the fused kernel saves.

@@ -230,11 +230,27 @@ def test_bad_argument_raises_naming_it(call, exception, message):
         call()
 
 
+# The modules of the model, one per concept page; training code has its own checks and tests.
+MODEL_MODULES = {
+    "encoder.attention",
+    "encoder.encoder",
+    "encoder.encoder_layer",
+    "encoder.feed_forward",
+    "encoder.layer_norm",
+    "encoder.masks",
+    "encoder.positional",
+    "encoder.token_embedding",
+    "encoder.transformer_embedding",
+}
+
+
 def _public_arguments() -> set[tuple[str, str]]:
-    """(function or method, argument) for every argument of the public API."""
+    """(function or method, argument) for every argument of the model's public API."""
     found = set()
     for name in encoder.__all__:
         obj = getattr(encoder, name)
+        if getattr(obj, "__module__", None) not in MODEL_MODULES:
+            continue
         if isinstance(obj, type):
             targets = {name: obj.__init__, f"{name}.forward": obj.forward}
             for extra in ("from_torch", "from_pretrained"):
