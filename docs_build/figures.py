@@ -1,23 +1,27 @@
 """Figures of the site, drawn at build time from the ``encoder`` package.
 
-Each entry of ``FIGURES`` draws one matplotlib figure for a colour theme; ``render_all`` turns
-every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. Results are
-cached under ``.cache/figures`` by a hash of everything they are drawn from (this package, the
-``encoder`` package, ``docs/data/*.json`` and the library versions), so ``mkdocs serve`` stays fast.
+Each module of ``plots/`` ends with ``FIGURES = {name: draw}``, where ``draw(theme)`` returns a
+matplotlib figure in a colour theme; ``render_all`` turns every drawing, and every SVG source in
+``diagrams/``, into a light and a dark SVG. Drawings are cached (``docs_build.cache``) by the hash
+of the package, of the drawings' code and of matplotlib's version, so ``mkdocs serve`` stays fast.
 """
 
 from __future__ import annotations
 
-import hashlib
+import importlib
+import importlib.metadata
 import io
 import json
 import os
+import pkgutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from docs_build import plots
+from docs_build.cache import cache_dir, package_hash
+
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
-CACHE = ROOT / ".cache" / "figures"
 
 # Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes.
 THEMES = {
@@ -47,17 +51,19 @@ DARK_PALETTE = (
     "--attn:#3949ab;--ffn:#00796b;--norm:#8d6e0f;--emb:#6a1b9a;--accent:#ff8a65;"
 )
 
-FIGURES: dict[str, Callable[[dict], object]] = {}
 
-
-def figure(name: str) -> Callable:
-    """Register a drawing function ``fn(theme) -> matplotlib.figure.Figure`` as ``name``."""
-
-    def register(fn: Callable) -> Callable:
-        FIGURES[name] = fn
-        return fn
-
-    return register
+def drawings() -> dict[str, Callable]:
+    """Every drawing of ``plots/``, by name, from modules imported afresh (an edit to one shows
+    under ``mkdocs serve``)."""
+    found: dict[str, Callable] = {}
+    for module in pkgutil.iter_modules(plots.__path__):
+        name = f"{plots.__name__}.{module.name}"
+        sys.modules.pop(name, None)
+        drawn = importlib.import_module(name).FIGURES
+        if found.keys() & drawn.keys():
+            raise ValueError(f"{name} names figures drawn elsewhere: {found.keys() & drawn.keys()}")
+        found.update(drawn)
+    return found
 
 
 _rendered: dict[str, dict[str, str]] = {}
@@ -124,36 +130,22 @@ def _diagram_variants(path: Path) -> dict[str, str]:
     return {"": light, "-dark": dark}
 
 
-def _sources_hash() -> str:
-    import matplotlib
-    import torch
-
-    h = hashlib.sha256(f"{matplotlib.__version__} {torch.__version__}".encode())
-    sources = [
-        *(ROOT / "encoder").glob("*.py"),
-        *Path(__file__).parent.rglob("*.py"),
-        *(ROOT / "docs" / "data").glob("*.json"),  # data a figure is drawn from
-    ]
-    for path in sorted(sources):
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def render_all() -> dict[str, dict[str, str]]:
     """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram."""
     out = {path.stem: _diagram_variants(path) for path in sorted(DIAGRAMS.glob("*.svg"))}
-    cache = CACHE / f"{_sources_hash()}.json"
+    code = [Path(__file__), *sorted(Path(plots.__file__).parent.glob("*.py"))]  # styles, drawings
+    key = package_hash(importlib.metadata.version("matplotlib"), *code)
+    folder = cache_dir("figures")
+    cache = folder / f"{key}.json"
     if cache.exists():
         drawn = json.loads(cache.read_text())
     else:
-        import docs_build.plots  # noqa: F401  (registers every drawing in FIGURES)
-
-        drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in FIGURES.items()}
-        CACHE.mkdir(parents=True, exist_ok=True)
+        drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in drawings().items()}
+        folder.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(drawn))
         tmp.replace(cache)  # atomic: a concurrent build never reads half a file
-        for old in sorted(CACHE.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
+        for old in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
             old.unlink(missing_ok=True)
     clash = set(out) & set(drawn)
     if clash:

@@ -6,7 +6,7 @@ all. So a fence *publishes* bytes instead:
 
     token = publish(data, ".json")  # "published:1f0c...9a.json"
 
-The bytes are stored once under ``.cache/published/`` by the hash of their content, and the
+The bytes are stored once in ``cache_dir("published")`` by the hash of their content, and the
 fence prints the token wherever the page needs the file's URL (an attribute of its output).
 This hook (in mkdocs.yml's ``hooks``) then rewrites every token of a page into the URL of
 ``published/<hash>.<ext>`` relative to that page, and copies each file a page refers to into
@@ -35,8 +35,9 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-STORE = ROOT / ".cache" / "published"
+from docs_build.cache import cache_dir
+
+STORE = cache_dir("published")
 SITE_DIR = "published"  # where the files land in the site
 TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}(?:-dark)?\.[a-z0-9]+)")
 
@@ -139,7 +140,7 @@ def on_post_build(config) -> None:
         if not source.exists():
             raise FileNotFoundError(
                 f"{source} is missing, but a page refers to it (a cached page output from "
-                "a build whose .cache/published/ was deleted): clear .cache/ and rebuild"
+                "a build whose published files were deleted): clear the cache and rebuild"
             )
         out.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(source, out / name)

@@ -7,6 +7,7 @@ import math
 import torch
 from torch import nn
 
+from encoder import _checks
 from encoder.encoder import Encoder
 
 
@@ -21,11 +22,14 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
         super().__init__()
+        _checks.positive_ints(d_model=d_model, max_len=max_len)
+        _checks.probability("dropout", dropout)
         self.d_model, self.max_len = d_model, max_len
         self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.5**0.5)
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _checks.tensor("x", x, ("B", "T", self.d_model))
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
@@ -41,6 +45,7 @@ def remove_score_scaling(encoder: Encoder) -> list[torch.utils.hooks.RemovableHa
     softmax(q k^T / sqrt(d_head)): multiply its queries by sqrt(d_head), which cancels
     the division. Returns the hooks' handles; ``handle.remove()`` undoes it.
     """
+    _checks.instance("encoder", encoder, Encoder)
     handles = []
     for layer in encoder.layers:
         attn = layer.self_attn
@@ -66,6 +71,7 @@ def attention_maps(encoder: Encoder, ids: torch.Tensor) -> torch.Tensor:
     Shape:
         ids: (B, T)  ->  (n_layers, B, n_head, T, T)
     """
+    _checks.instance("encoder", encoder, Encoder)  # the encoder checks the ids
     calls: list[tuple] = []
     hooks = [
         layer.self_attn.register_forward_pre_hook(lambda m, args: calls.append(args))

@@ -6,6 +6,8 @@ import dataclasses
 
 import torch
 
+from encoder import _checks
+
 PAD = 0  # the padding id of every task, and the Encoder's default padding_idx
 IGNORE = -100  # the target at padded positions: F.cross_entropy's default ignore_index
 TASKS = ("reverse", "sort", "count")
@@ -78,18 +80,17 @@ class Task:
     def __post_init__(self) -> None:
         if self.name not in TASKS:
             raise ValueError(f"unknown task {self.name!r}; choose one of {TASKS}")
-        for field in ("vocab_size", "min_len", "max_len"):
-            value = getattr(self, field)
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise TypeError(f"{field} must be an int, got {value!r}")
+        _checks.positive_ints(
+            vocab_size=self.vocab_size, min_len=self.min_len, max_len=self.max_len
+        )
         if self.vocab_size < 3:
             raise ValueError(
                 f"vocab_size ({self.vocab_size}) must be >= 3: the padding id 0 "
                 "and at least two tokens to put in order"
             )
-        if not 1 <= self.min_len <= self.max_len:
+        if self.min_len > self.max_len:
             raise ValueError(
-                f"need 1 <= min_len <= max_len, got min_len={self.min_len}, "
+                f"need min_len <= max_len, got min_len={self.min_len}, "
                 f"max_len={self.max_len}"
             )
 
@@ -106,6 +107,8 @@ class Task:
         self, batch_size: int, generator: torch.Generator, split: str = "train"
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(ids, targets), each (batch_size, T) with T the longest length drawn."""
+        _checks.positive_ints(batch_size=batch_size)
+        _checks.instance("generator", generator, torch.Generator)
         if split not in ("train", "test"):
             raise ValueError(f"split must be 'train' or 'test', got {split!r}")
         rows: list[torch.Tensor] = []

@@ -15,6 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoder import _checks
 from encoder.encoder import Encoder
 from encoder.tasks import IGNORE, PAD, Task
 
@@ -37,9 +38,9 @@ class TokenClassifier(nn.Module):
         self, encoder: Encoder, n_classes: int, tie_weights: bool = False
     ) -> None:
         super().__init__()
-        if not isinstance(encoder, Encoder):
-            raise TypeError(f"encoder must be an Encoder, got {type(encoder).__name__}")
-        _check_int("n_classes", n_classes, 2)
+        _checks.instance("encoder", encoder, Encoder)
+        _checks.positive_ints(n_classes=n_classes)
+        _checks.bools(tie_weights=tie_weights)
         token = encoder.embedding.token
         if tie_weights and n_classes != token.num_embeddings:
             raise ValueError(
@@ -68,6 +69,7 @@ def token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
     Shape:
         logits: (B, T, C), targets: (B, T)  ->  scalar
     """
+    _check_scores(logits, targets)
     return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
 
 
@@ -77,11 +79,22 @@ def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
     Shape:
         logits: (B, T, C), targets: (B, T)  ->  float
     """
+    _check_scores(logits, targets)
     real = targets != IGNORE
     return (logits.argmax(-1) == targets)[real].float().mean().item()
 
 
 # --8<-- [end:loss]
+
+
+def _check_scores(logits: torch.Tensor, targets: torch.Tensor) -> None:
+    _checks.tensor("logits", logits, ("B", "T", "C"))
+    _checks.tensor("targets", targets, ("B", "T"), ids=True)
+    if logits.shape[:2] != targets.shape:
+        raise ValueError(
+            f"logits (B, T, C) and targets (B, T) must share B and T, got "
+            f"{tuple(logits.shape)} and {tuple(targets.shape)}"
+        )
 
 
 # --8<-- [start:schedule]
@@ -92,6 +105,10 @@ def lr_factor(step: int, warmup: int) -> float:
     Times a peak of d_model ** -0.5 * warmup ** -0.5, it is the paper's
     d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5). Steps count from 1.
     """
+    _checks.positive_ints(step=step)
+    _checks.integer("warmup", warmup)
+    if warmup < 0:
+        raise ValueError(f"warmup must be >= 0, got {warmup}")
     if warmup == 0:
         return 1.0
     return min(step / warmup, math.sqrt(warmup / step))
@@ -105,44 +122,41 @@ class History:
     """What ``train`` measured: loss, accuracy and learning rate at every step, and
     the held-out accuracy every ``eval_every`` steps."""
 
-    loss: list[float] = dataclasses.field(default_factory=list)
-    accuracy: list[float] = dataclasses.field(default_factory=list)
-    lr: list[float] = dataclasses.field(default_factory=list)
-    eval_steps: list[int] = dataclasses.field(default_factory=list)
-    eval_accuracy: list[float] = dataclasses.field(default_factory=list)
-    seconds: float = 0.0  # wall-clock time of the loop
+    loss: list[float] = dataclasses.field(default_factory=list, init=False)
+    accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
+    lr: list[float] = dataclasses.field(default_factory=list, init=False)
+    eval_steps: list[int] = dataclasses.field(default_factory=list, init=False)
+    eval_accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
+    seconds: float = dataclasses.field(default=0.0, init=False)  # time of the loop
 
 
-def _check_int(name: str, value: object, least: int) -> None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{name} must be an int, got {value!r}")
-    if value < least:
-        raise ValueError(f"{name} must be >= {least}, got {value}")
+def _non_negative_ints(**values: object) -> None:
+    for name, value in values.items():
+        _checks.integer(name, value)
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
 
 
 def _check_arguments(**numbers: object) -> None:
-    for name in ("steps", "batch_size"):
-        _check_int(name, numbers[name], 1)
-    for name in ("warmup", "eval_every", "log_every"):
-        if numbers[name] is not None:
-            _check_int(name, numbers[name], 0)
-    lr, weight_decay = numbers["lr"], numbers["weight_decay"]
-    for name, value in (("lr", lr), ("weight_decay", weight_decay)):
-        if not isinstance(value, (int, float)) or isinstance(value, bool):
-            raise TypeError(f"{name} must be a number, got {value!r}")
-    if not lr > 0 or not weight_decay >= 0:
-        raise ValueError(
-            f"need lr > 0 and weight_decay >= 0, "
-            f"got lr={lr} and weight_decay={weight_decay}"
-        )
+    _checks.positive_ints(steps=numbers["steps"], batch_size=numbers["batch_size"])
+    _checks.positive_ints(threads=numbers["threads"])
+    _checks.integer("seed", numbers["seed"])
+    _non_negative_ints(warmup=numbers["warmup"], eval_every=numbers["eval_every"])
+    if numbers["log_every"] is not None:
+        _non_negative_ints(log_every=numbers["log_every"])
+    _checks.positive_float("lr", numbers["lr"])
+    weight_decay = numbers["weight_decay"]
+    if not isinstance(weight_decay, (int, float)) or isinstance(weight_decay, bool):
+        kind = type(weight_decay).__name__
+        raise TypeError(f"weight_decay must be a float, got {kind} {weight_decay!r}")
+    if not 0 <= weight_decay < math.inf:
+        raise ValueError(f"weight_decay must be >= 0 and finite, got {weight_decay}")
 
 
 def check_fits(model: TokenClassifier, task: Task) -> None:
     """Raise unless ``model`` reads every sequence of ``task`` and has every answer."""
-    if not isinstance(model, TokenClassifier):
-        raise TypeError(f"model must be a TokenClassifier, got {type(model).__name__}")
-    if not isinstance(task, Task):
-        raise TypeError(f"task must be a Task, got {type(task).__name__}")
+    _checks.instance("model", model, TokenClassifier)
+    _checks.instance("task", task, Task)
     vocab = model.encoder.embedding.token.num_embeddings
     if vocab < task.vocab_size:
         raise ValueError(
@@ -179,7 +193,7 @@ def _log(step: int, steps: int, history: History, seconds: float) -> None:
 @contextlib.contextmanager
 def num_threads(n: int) -> Iterator[None]:
     """Run the block with torch using ``n`` threads, then restore the previous count."""
-    _check_int("threads", n, 1)
+    _checks.positive_ints(threads=n)
     previous = torch.get_num_threads()
     torch.set_num_threads(n)
     try:
@@ -213,8 +227,9 @@ def train(
     """
     check_fits(model, task)
     _check_arguments(
-        steps=steps, batch_size=batch_size, lr=lr, warmup=warmup,
-        weight_decay=weight_decay, eval_every=eval_every, log_every=log_every,
+        steps=steps, batch_size=batch_size, lr=lr, warmup=warmup, seed=seed,
+        weight_decay=weight_decay, eval_every=eval_every, threads=threads,
+        log_every=log_every,
     )  # fmt: skip
     if log_every is None:
         log_every = max(1, steps // 10) if sys.stderr.isatty() else 0
@@ -263,12 +278,19 @@ def evaluate(
     """Token accuracy of ``model`` (in eval mode) on ``n`` held-out sequences of
     ``task``. With ``padding_mask=False``, tokens attend to the padding too."""
     check_fits(model, task)
-    _check_int("n", n, 1)
+    _checks.positive_ints(n=n, threads=threads)
+    _checks.integer("seed", seed)
+    _checks.bools(padding_mask=padding_mask)
     ids, targets = task.batch(n, torch.Generator().manual_seed(seed), split="test")
-    everything = torch.ones(1, 1, 1, ids.size(1), dtype=torch.bool)  # masks no key
     model.eval()
-    with num_threads(threads):
-        logits = model(ids, None if padding_mask else everything)
+    encoder, pad = model.encoder, model.encoder.padding_idx
+    if not padding_mask:
+        encoder.padding_idx = None  # the Encoder then masks no key
+    try:
+        with num_threads(threads):
+            logits = model(ids)
+    finally:
+        encoder.padding_idx = pad
     return token_accuracy(logits, targets)
 
 

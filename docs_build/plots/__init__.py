@@ -1,7 +1,1 @@
-"""Drawings of the site, one module per page; importing this package registers them all."""
-
-import importlib
-import pkgutil
-
-for _module in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_module.name}")
+"""Drawings of the site, one module per page; each ends with ``FIGURES = {name: draw}``."""

@@ -2,7 +2,6 @@
 
 import torch
 
-from docs_build.figures import figure
 from encoder import TokenEmbedding, TransformerEmbedding
 
 # A toy vocabulary: id 0 is the padding token, as in the package's Encoder.
@@ -29,7 +28,6 @@ def _symbol(ax, text, theme):
     ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=20, color=theme["fg"])
 
 
-@figure("token-lookup")
 def token_lookup(theme):
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
@@ -84,7 +82,6 @@ def token_lookup(theme):
     return fig
 
 
-@figure("embedding-sum")
 def embedding_sum(theme):
     import matplotlib.pyplot as plt
 
@@ -120,3 +117,6 @@ def embedding_sum(theme):
     cbar = fig.colorbar(im, ax=axes, fraction=0.025, pad=0.02)
     cbar.outline.set_visible(False)
     return fig
+
+
+FIGURES = {"token-lookup": token_lookup, "embedding-sum": embedding_sum}

@@ -2,11 +2,9 @@
 
 import torch
 
-from docs_build.figures import figure
 from encoder import PositionwiseFeedForward
 
 
-@figure("ffn-shapes")
 def ffn_shapes(theme):
     import matplotlib.pyplot as plt
     import numpy as np
@@ -59,3 +57,6 @@ def ffn_shapes(theme):
         )
         fig.text((a.x1 + b.x0) / 2, mid_y + 0.03, text, ha="center", va="bottom", color=theme["fg"])
     return fig
+
+
+FIGURES = {"ffn-shapes": ffn_shapes}

@@ -1,7 +1,7 @@
 """Drawings of the Train page, from the page's own runs.
 
-Unlike the other plot modules, nothing here is registered with ``@figure``: the page's fences
-train the models and call these functions through ``docs_build.published.run_figure``, e.g.
+They draw what the page's fences trained, so they are not in ``FIGURES`` (drawn from the
+package alone): the fences call them through ``docs_build.published.run_figure``, e.g.
 ``run_figure("train-curves", lambda theme: curves(theme, histories))``.
 """
 
@@ -113,3 +113,6 @@ def losses(theme, runs: dict, ylabel: str = "training loss (mean of 10 steps)"):
     ax.legend(loc="lower left", fontsize=9)
     _tidy(ax, theme)
     return fig
+
+
+FIGURES: dict = {}  # the Train page's figures come from its fences (see above)

@@ -1,4 +1,5 @@
-"""The interactive explorers in a real browser, on the built site (fixtures of conftest.py).
+"""The interactive explorers in headless Chromium, on the run's build (tests/site/conftest.py),
+driven through ``live_page`` and ``browser`` (tests/site/browser/conftest.py).
 
 - The attention explorer (Train page) runs the trained models in JavaScript: its forward pass
   must equal the package's on the test vectors the build exported, and on fresh sequences run
@@ -6,7 +7,8 @@
 - The positional-encoding explorer must show the package's sinusoidal table.
 - The scale explorer must show softmax(s * scores), sharper as s grows.
 - Each is driven by the keyboard, answers bad input with a message in the widget (and keeps
-  working), speaks the page's language, and follows the colour scheme.
+  working), speaks the page's language (English and Chinese), mounts after instant navigation,
+  and follows the colour scheme (``scheme``: light and dark).
 """
 
 from __future__ import annotations
@@ -268,22 +270,38 @@ def test_explorers_mount_after_instant_navigation(site, live_page):
     assert not _errors(live_page)
 
 
-def test_explorers_follow_the_colour_scheme(site, browser):
-    colours = {}
-    for scheme in ("light", "dark"):
-        context = browser.new_context(scheme)
-        page = context.new_page()
-        try:
-            page.goto(site.url("attention/"))
-            widget = page.locator("[data-explorer='scale']")
+EXPLORERS = {
+    "attention": "train/",
+    "positional-encoding": "positional-encoding/",
+    "scale": "attention/",
+}
+HEAT = {"light": "#3f51b5", "dark": "#8c9eff"}  # --explorer-heat of explorers.css, per scheme
+COLOURS = """el => {
+  const probe = document.createElement("span");
+  probe.style.color = "var(--md-default-fg-color)";
+  el.append(probe);
+  const fg = getComputedStyle(probe).color;
+  probe.remove();
+  return {
+    heat: getComputedStyle(el).getPropertyValue("--explorer-heat").trim(),
+    fg,
+    ticks: [...el.querySelectorAll(".explorer__tick")].map((t) => getComputedStyle(t).fill),
+  };
+}"""
+
+
+def test_explorers_follow_the_colour_scheme(site, browser, scheme):
+    context = browser.new_context(scheme)
+    page = context.new_page()
+    try:
+        for explorer, path in EXPLORERS.items():
+            page.goto(site.url(path))
+            widget = page.locator(f"[data-explorer='{explorer}']")
             widget.scroll_into_view_if_needed()
-            page.wait_for_selector(READY.format("scale"))
-            colours[scheme] = page.evaluate(
-                "el => [getComputedStyle(el.querySelector('.explorer__bar')).fill,"
-                " getComputedStyle(el.querySelector('.explorer__tick')).fill]",
-                widget.element_handle(),
-            )
-        finally:
-            context.close()
-    assert colours["light"][0] != colours["dark"][0]  # the bars
-    assert colours["light"][1] != colours["dark"][1]  # the text
+            page.wait_for_selector(READY.format(explorer))
+            page.wait_for_selector(f"[data-explorer='{explorer}'] .explorer__tick")
+            found = page.evaluate(COLOURS, widget.element_handle())
+            assert found["heat"] == HEAT[scheme], (explorer, found["heat"])
+            assert found["ticks"] and set(found["ticks"]) == {found["fg"]}, (explorer, found)
+    finally:
+        context.close()
