@@ -12,8 +12,8 @@ const TEXT = {
     spread: (sc, dk) =>
       dk === null
         ? `s = ${sc}: softer than the scaled scores (s = 1). `
-        : `s = ${sc}: the spread of q·k without the division at d_k = ${dk}; ` +
-          "with it, s = 1 at every d_k. ",
+        : `s = ${sc}: how far unscaled q·k scores spread at d_k = ${dk}; ` +
+          "divided by √d_k, they have s = 1 at every d_k. ",
     stats: (top, ent, jac) =>
       `Largest weight ${top}, entropy ${ent} (at most 2.30, all keys equal), ` +
       `size of the softmax's Jacobian ${jac}.`,
