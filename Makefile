@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e . --group dev
 	touch $@
 
+# MathJax typesets every formula at build, in Node (docs_build/mathjax.mjs): mathjax-full from
+# npm, at the version package-lock.json pins, into node_modules/.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make: Node.js and npm are needed to build the site (MathJax at build)"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # Debian's Chromium for the browser tests (Playwright never downloads one), and a CJK font so
 # the screenshots of the Chinese pages show characters, not boxes.
 chromium:
@@ -27,13 +35,13 @@ chromium:
 
 # --dirty: an edit rebuilds only the edited page (about 1.5 s instead of 10 s: every page runs
 # its code at build). A change to encoder/ or docs_build/ still rebuilds every page.
-serve: $(STAMP)
+serve: $(STAMP) $(NODE_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
-build: $(STAMP)
+build: $(STAMP) $(NODE_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-test: $(STAMP) chromium
+test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest
@@ -42,4 +50,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_encoder_layer.py
 
 clean:
-	rm -rf $(VENV) site .cache
+	rm -rf $(VENV) site .cache node_modules

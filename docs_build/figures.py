@@ -1,7 +1,9 @@
 """Figures of the site, drawn at build time from the ``encoder`` package.
 
 Each entry of ``FIGURES`` draws one matplotlib figure for a colour theme; ``render_all`` turns
-every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. Results are
+every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. A figure with
+words is drawn in Chinese too, as ``NAME-zh`` (the Chinese pages show it): a drawing gets its
+words from ``text(theme, english, chinese)``, and a diagram from ``diagrams/zh.json``. Results are
 cached under ``.cache/figures`` by a hash of everything they are drawn from (this package, the
 ``encoder`` package, ``docs/data/*.json`` and the library versions), so ``mkdocs serve`` stays fast.
 """
@@ -11,7 +13,9 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import logging
 import os
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,6 +52,20 @@ DARK_PALETTE = (
 )
 
 FIGURES: dict[str, Callable[[dict], object]] = {}
+ZH = "-zh"  # name suffix of a figure's Chinese version
+# Chinese labels are drawn with a CJK font, after DejaVu Sans (matplotlib's default, kept for
+# Latin letters and digits); SVG text is written as paths, so readers need no such font.
+CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
+DIAGRAM_WORDS = DIAGRAMS / "zh.json"  # {"English text of a diagram": "its Chinese"}
+
+log = logging.getLogger("mkdocs.figures")
+
+
+def text(theme: dict, english: str, chinese: str) -> str:
+    """A figure's words in the language it is drawn for; a drawing that calls this is also
+    drawn for the Chinese pages."""
+    theme["has_words"] = True
+    return chinese if theme["lang"] == "zh" else english
 
 
 def figure(name: str) -> Callable:
@@ -95,27 +113,85 @@ def _cycle(theme: dict):
     return cycler(color=[theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]])
 
 
-def _to_svg(fn: Callable, theme: dict) -> str:
+def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
+    """The drawing as SVG, and whether it has words (it called ``text``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context(_style(theme)):
+    theme = {**theme, "lang": lang}
+    style = _style(theme)
+    if lang == "zh":
+        style["font.sans-serif"] = ["DejaVu Sans", *_cjk_fonts()]
+    with plt.rc_context(style):
         fig = fn(theme)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
-    return buf.getvalue()
+    return buf.getvalue(), theme.get("has_words", False)
 
 
-def _diagram_variants(path: Path) -> dict[str, str]:
-    light = path.read_text()
+def _cjk_fonts() -> list[str]:
+    from matplotlib import font_manager
+
+    present = {f.name for f in font_manager.fontManager.ttflist}
+    found = [name for name in CJK_FONTS if name in present]
+    if not found:
+        log.warning(
+            "figures: no CJK font for the Chinese figures (%s); install one: "
+            "apt-get install fonts-noto-cjk (`make chromium` does)",
+            ", ".join(CJK_FONTS),
+        )
+    return found
+
+
+def _draw(name: str, fn: Callable) -> dict[str, dict[str, str]]:
+    """{name: {suffix: svg}}, and {name-zh: ...} when the drawing has words."""
+    out, has_words = {}, False
+    for suffix, theme in THEMES.items():
+        out[suffix], words = _to_svg(fn, theme)
+        has_words |= words
+    drawn = {name: out}
+    if has_words:
+        drawn[name + ZH] = {suffix: _to_svg(fn, theme, "zh")[0] for suffix, theme in THEMES.items()}
+    return drawn
+
+
+def _diagram_variants(path: Path, light: str | None = None) -> dict[str, str]:
+    light = path.read_text() if light is None else light
     start, end = light.find(PALETTE_START), light.find(PALETTE_END)
     if start < 0 or end < 0:
         raise ValueError(f"{path} has no {PALETTE_START} ... {PALETTE_END} block")
     dark = light[: start + len(PALETTE_START)] + DARK_PALETTE + light[end:]
     return {"": light, "-dark": dark}
+
+
+SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")
+
+
+def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
+    """The diagram with the words of its <text> elements in Chinese; None if it has none to
+    translate. A word missing from diagrams/zh.json is reported (and stays English)."""
+    import html
+
+    source, changed, missing = path.read_text(), False, []
+
+    def swap(m: re.Match) -> str:
+        nonlocal changed
+        english = html.unescape(m[2])
+        if english in words:
+            changed = True
+            return m[1] + html.escape(words[english], quote=False) + m[3]
+        # Words to translate: prose, not code ("h = norm1(x)") and not a name ("LayerNorm").
+        if re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
+            missing.append(english)
+        return m[0]
+
+    chinese = SVG_TEXT.sub(swap, source)
+    if missing:
+        log.warning("figures: %s: no Chinese in %s for %s", path.name, DIAGRAM_WORDS.name, missing)
+    return chinese if changed else None
 
 
 def _sources_hash() -> str:
@@ -128,6 +204,7 @@ def _sources_hash() -> str:
         *Path(__file__).parent.rglob("*.py"),
         *(ROOT / "docs" / "data").glob("*.json"),  # data a figure is drawn from
     ]
+    h.update(" ".join(_cjk_fonts()).encode())
     for path in sorted(sources):
         h.update(path.read_bytes())
     return h.hexdigest()[:16]
@@ -135,14 +212,22 @@ def _sources_hash() -> str:
 
 def render_all() -> dict[str, dict[str, str]]:
     """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram."""
-    out = {path.stem: _diagram_variants(path) for path in sorted(DIAGRAMS.glob("*.svg"))}
+    out = {}
+    words = json.loads(DIAGRAM_WORDS.read_text()) if DIAGRAM_WORDS.exists() else {}
+    for path in sorted(DIAGRAMS.glob("*.svg")):
+        out[path.stem] = _diagram_variants(path)
+        chinese = _diagram_in_chinese(path, words)
+        if chinese is not None:
+            out[path.stem + ZH] = _diagram_variants(path, chinese)
     cache = CACHE / f"{_sources_hash()}.json"
     if cache.exists():
         drawn = json.loads(cache.read_text())
     else:
         import docs_build.plots  # noqa: F401  (registers every drawing in FIGURES)
 
-        drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in FIGURES.items()}
+        drawn = {}
+        for name, fn in FIGURES.items():
+            drawn.update(_draw(name, fn))
         CACHE.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(drawn))

@@ -4,7 +4,9 @@ Layout. ``docs/zh/`` mirrors ``docs/``: ``docs/zh/positional-encoding.md`` trans
 ``docs/positional-encoding.md`` and is served at ``/zh/positional-encoding/``. A Chinese page
 writes its own prose and includes code fences and display formulas from the English page, as
 snippet sections (``--8<-- "docs/positional-encoding.md:table"``), so both languages show the
-same code, outputs and TeX; figures are the same ``figures/NAME.svg``, with Chinese captions.
+same code, outputs and TeX; figures are the same ``figures/NAME.svg``, with Chinese captions, and
+a Chinese page shows ``figures/NAME-zh.svg`` instead where the figure has words (drawn in
+Chinese by ``docs_build/figures.py``).
 
 What this hook adds to one ordinary build (no second build, no other plugin):
 
@@ -297,10 +299,24 @@ def join_cjk_lines(markdown: str) -> str:
     return "".join([*out, CJK_BREAK.sub("", markdown[at:])])
 
 
+FIGURE = re.compile(r"(?P<path>\]\((?:\.\./)*figures/)(?P<name>[\w-]+)\.svg(?=[\s)])")
+
+
+def _chinese_figures(markdown: str, files: Files) -> str:
+    """figures/NAME.svg -> figures/NAME-zh.svg where the build drew the figure in Chinese."""
+
+    def swap(m: re.Match) -> str:
+        chinese = f"figures/{m['name']}-zh.svg"
+        return f"{m['path']}{m['name']}-zh.svg" if files.get_file_from_path(chinese) else m[0]
+
+    return FIGURE.sub(swap, markdown)
+
+
 @event_priority(50)  # before docs_build/hooks.py turns figure lines into <figure>s
 def on_page_markdown(markdown: str, page: Page, config, files) -> str:
     if not is_zh(page.file.src_uri) or page.file.src_uri.endswith(".ipynb"):
         return markdown
+    markdown = _chinese_figures(markdown, files)
     markdown = join_cjk_lines(_link_untranslated_to_english(markdown, page, files))
     banner = stale_banner(page.file.src_uri, page.meta.get("source_hash"), Path(config.docs_dir))
     if not banner:

@@ -89,12 +89,12 @@ class Shown(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, str]] = []  # (tag, class) of the open elements
-        self.formulas: list[str] = []  # TeX of display math (arithmatex, or $$ in a notebook)
+        # Display formulas, as the text of MathJax's assistive MathML (typeset at build).
+        self.formulas: list[str] = []
         self.code: list[tuple[str, str]] = []  # (kind, text): python, output, notebook cell
         self.figures: list[str] = []  # file names of the images
         self._pre: list[str] | None = None
         self._math: list[str] | None = None
-        self._notebook_md: list[str] | None = None
         self._in_article = False
 
     def _classes(self) -> str:
@@ -108,16 +108,16 @@ class Shown(HTMLParser):
         if not self._in_article:
             return
         if tag == "img":
-            self.figures.append((a.get("src") or "").split("#")[0].rsplit("/", 1)[-1])
+            # A Chinese page shows NAME-zh.svg where the figure has words (drawn in Chinese).
+            name = (a.get("src") or "").split("#")[0].rsplit("/", 1)[-1]
+            self.figures.append(re.sub(r"-zh(?=(-dark)?\.svg$)", "", name))
         if tag in VOID:
             return
         self.stack.append((tag, cls))
         if tag == "pre" and self._pre is None:
             self._pre = []
-        elif tag == "div" and "arithmatex" in cls.split() and self._math is None:
+        elif tag == "mjx-container" and a.get("display") == "true" and self._math is None:
             self._math = [tag]
-        elif "jp-RenderedMarkdown" in cls.split() and self._notebook_md is None:
-            self._notebook_md = [tag]
 
     def handle_startendtag(self, tag, attrs):
         if self._in_article and tag == "img":
@@ -142,18 +142,12 @@ class Shown(HTMLParser):
             if kind:
                 self.code.append((kind, text))
             self._pre = None
-        if self._math is not None and not any("arithmatex" in c.split() for _, c in self.stack):
+        if self._math is not None and not any(t == "mjx-container" for t, _ in self.stack):
             self.formulas.append("".join(self._math[1:]).strip())
             self._math = None
-        if self._notebook_md is not None and not any(
-            "jp-RenderedMarkdown" in c.split() for _, c in self.stack
-        ):
-            text = "".join(self._notebook_md[1:])
-            self.formulas += [m.strip() for m in re.findall(r"\$\$(.+?)\$\$", text, re.DOTALL)]
-            self._notebook_md = None
 
     def handle_data(self, data):
-        for buffer in (self._pre, self._math, self._notebook_md):
+        for buffer in (self._pre, self._math):
             if buffer is not None:
                 buffer.append(data)
 

@@ -3,15 +3,16 @@
 import json
 from pathlib import Path
 
-from docs_build.figures import figure
+from docs_build.figures import figure, text
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "benchmarks.json"
-LABELS = {
-    "torch": "nn.TransformerEncoderLayer",
-    "ours": "encoder.EncoderLayer",
-    "ours_explicit": "EncoderLayer, explicit attention",
-    "floor": "floor: products, attention, norms only",
+LABELS = {  # (English, Chinese)
+    "torch": ("nn.TransformerEncoderLayer", "nn.TransformerEncoderLayer"),
+    "ours": ("encoder.EncoderLayer", "encoder.EncoderLayer"),
+    "ours_explicit": ("EncoderLayer, explicit attention", "EncoderLayer，显式注意力"),
+    "floor": ("floor: products, attention, norms only", "下限：只含矩阵乘、注意力与归一化"),
 }
+MODES = {"inference": "推理", "training": "训练"}
 
 
 def _load() -> dict:
@@ -39,7 +40,7 @@ def bench_time(theme):
                 med,
                 yerr=[lo, hi],
                 fmt=style,
-                label=LABELS[impl],
+                label=text(theme, *LABELS[impl]),
                 markersize=4,
                 linewidth=1.5,
                 capsize=2,
@@ -47,10 +48,10 @@ def bench_time(theme):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(seq, [str(s) for s in seq])
-        ax.set_xlabel("sequence length S")
-        ax.set_title(mode)
+        ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+        ax.set_title(text(theme, mode, MODES[mode]))
         ax.grid(True, which="major", linewidth=0.5)
-    axes[0].set_ylabel("median time per call (ms)")
+    axes[0].set_ylabel(text(theme, "median time per call (ms)", "每次调用时间的中位数（ms）"))
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -67,10 +68,10 @@ def bench_memory(theme):
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
     for n, impl in enumerate(impls):
         xs = [i + (n - (len(impls) - 1) / 2) * width for i in range(len(seq))]
-        ax.bar(xs, [r[f"{impl}_mib"] for r in rows], width, label=LABELS[impl])
+        ax.bar(xs, [r[f"{impl}_mib"] for r in rows], width, label=text(theme, *LABELS[impl]))
     ax.set_xticks(range(len(seq)), [str(s) for s in seq])
-    ax.set_xlabel("sequence length S")
-    ax.set_ylabel("peak memory of one call (MiB)")
+    ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+    ax.set_ylabel(text(theme, "peak memory of one call (MiB)", "一次调用的峰值内存（MiB）"))
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", linewidth=0.5)
     return fig
