@@ -1,27 +1,33 @@
 """Figures of the site, drawn at build time from the ``encoder`` package.
 
-Each entry of ``FIGURES`` draws one matplotlib figure for a colour theme; ``render_all`` turns
-every entry, and every SVG source in ``diagrams/``, into a light and a dark SVG. A figure with
-words is drawn in Chinese too, as ``NAME-zh`` (the Chinese pages show it): a drawing gets its
-words from ``text(theme, english, chinese)``, and a diagram from ``diagrams/zh.json``. Results are
-cached under ``.cache/figures`` by a hash of everything they are drawn from (this package, the
-``encoder`` package, ``docs/data/*.json`` and the library versions), so ``mkdocs serve`` stays fast.
+Each module of ``plots/`` ends with ``FIGURES = {name: draw}``, where ``draw(theme)`` returns a
+matplotlib figure in a colour theme; ``render_all`` turns every drawing, and every SVG source in
+``diagrams/``, into a light and a dark SVG. A figure with words is drawn in Chinese too, as
+``NAME-zh`` (the Chinese pages show it): a drawing takes its words from
+``text(theme, english, chinese)`` (``theme["lang"]`` is the language it is drawn for), and a
+diagram from ``diagrams/zh.json``. Drawings are cached (``docs_build.cache``) by the hash of the
+package, of the drawings' code, of matplotlib's version and of the CJK font found, so
+``mkdocs serve`` stays fast.
 """
 
 from __future__ import annotations
 
-import hashlib
+import importlib
+import importlib.metadata
 import io
 import json
 import logging
 import os
+import pkgutil
 import re
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from docs_build import plots
+from docs_build.cache import cache_dir, package_hash
+
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
-CACHE = ROOT / ".cache" / "figures"
 
 # Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes.
 THEMES = {
@@ -51,31 +57,27 @@ DARK_PALETTE = (
     "--attn:#3949ab;--ffn:#00796b;--norm:#8d6e0f;--emb:#6a1b9a;--accent:#ff8a65;"
 )
 
-FIGURES: dict[str, Callable[[dict], object]] = {}
 ZH = "-zh"  # name suffix of a figure's Chinese version
-# Chinese labels are drawn with a CJK font, after DejaVu Sans (matplotlib's default, kept for
-# Latin letters and digits); SVG text is written as paths, so readers need no such font.
+# Chinese labels are drawn with a CJK font (its Latin letters too; DejaVu Sans, matplotlib's
+# default, fills in what it lacks); SVG text is written as paths, so readers need no such font.
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
 DIAGRAM_WORDS = DIAGRAMS / "zh.json"  # {"English text of a diagram": "its Chinese"}
 
 log = logging.getLogger("mkdocs.figures")
 
 
-def text(theme: dict, english: str, chinese: str) -> str:
-    """A figure's words in the language it is drawn for; a drawing that calls this is also
-    drawn for the Chinese pages."""
-    theme["has_words"] = True
-    return chinese if theme["lang"] == "zh" else english
-
-
-def figure(name: str) -> Callable:
-    """Register a drawing function ``fn(theme) -> matplotlib.figure.Figure`` as ``name``."""
-
-    def register(fn: Callable) -> Callable:
-        FIGURES[name] = fn
-        return fn
-
-    return register
+def drawings() -> dict[str, Callable]:
+    """Every drawing of ``plots/``, by name, from modules imported afresh (an edit to one shows
+    under ``mkdocs serve``)."""
+    found: dict[str, Callable] = {}
+    for module in pkgutil.iter_modules(plots.__path__):
+        name = f"{plots.__name__}.{module.name}"
+        sys.modules.pop(name, None)
+        drawn = importlib.import_module(name).FIGURES
+        if found.keys() & drawn.keys():
+            raise ValueError(f"{name} names figures drawn elsewhere: {found.keys() & drawn.keys()}")
+        found.update(drawn)
+    return found
 
 
 _rendered: dict[str, dict[str, str]] = {}
@@ -123,7 +125,8 @@ def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
     theme = {**theme, "lang": lang}
     style = _style(theme)
     if lang == "zh":
-        style["font.sans-serif"] = ["DejaVu Sans", *_cjk_fonts()]
+        # CJK first: mathtext draws the words around a formula in the first font only.
+        style["font.family"] = [*_cjk_fonts(), "DejaVu Sans"]
     with plt.rc_context(style):
         fig = fn(theme)
         buf = io.StringIO()
@@ -194,45 +197,31 @@ def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     return chinese if changed else None
 
 
-def _sources_hash() -> str:
-    import matplotlib
-    import torch
-
-    h = hashlib.sha256(f"{matplotlib.__version__} {torch.__version__}".encode())
-    sources = [
-        *(ROOT / "encoder").glob("*.py"),
-        *Path(__file__).parent.rglob("*.py"),
-        *(ROOT / "docs" / "data").glob("*.json"),  # data a figure is drawn from
-    ]
-    h.update(" ".join(_cjk_fonts()).encode())
-    for path in sorted(sources):
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
-
-
 def render_all() -> dict[str, dict[str, str]]:
-    """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram."""
+    """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram (and NAME-zh)."""
     out = {}
-    words = json.loads(DIAGRAM_WORDS.read_text()) if DIAGRAM_WORDS.exists() else {}
+    words = json.loads(DIAGRAM_WORDS.read_text())
     for path in sorted(DIAGRAMS.glob("*.svg")):
         out[path.stem] = _diagram_variants(path)
         chinese = _diagram_in_chinese(path, words)
         if chinese is not None:
             out[path.stem + ZH] = _diagram_variants(path, chinese)
-    cache = CACHE / f"{_sources_hash()}.json"
+    code = [Path(__file__), *sorted(Path(plots.__file__).parent.glob("*.py"))]  # styles, drawings
+    fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
+    key = package_hash(importlib.metadata.version("matplotlib"), fonts, *code)
+    folder = cache_dir("figures")
+    cache = folder / f"{key}.json"
     if cache.exists():
         drawn = json.loads(cache.read_text())
     else:
-        import docs_build.plots  # noqa: F401  (registers every drawing in FIGURES)
-
         drawn = {}
-        for name, fn in FIGURES.items():
+        for name, fn in drawings().items():
             drawn.update(_draw(name, fn))
-        CACHE.mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(drawn))
         tmp.replace(cache)  # atomic: a concurrent build never reads half a file
-        for old in sorted(CACHE.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
+        for old in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
             old.unlink(missing_ok=True)
     clash = set(out) & set(drawn)
     if clash:

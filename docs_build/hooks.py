@@ -1,31 +1,29 @@
-"""MkDocs hooks: figures drawn from the package at build time, and the footer's build stamp.
+"""MkDocs hooks: figures drawn from the package at build time, the footer's build stamp, and
+what `mkdocs serve --dirty` rebuilds.
 
 Figures. A page writes one Markdown image on a line of its own, with the caption as title:
 
     ![Alt text for screen readers.](figures/pe-heatmap.svg "Caption under the figure.")
 
-``figures/NAME.svg`` is produced at build by ``docs_build.figures.FIGURES[NAME]`` (a matplotlib
-drawing from the package) or from the SVG source ``docs_build/diagrams/NAME.svg``, in a light
-and a dark variant; the hook turns the line into a <figure> that shows the variant of the
+``figures/NAME.svg`` is produced at build by the drawing ``NAME`` of ``docs_build/plots/`` (a
+matplotlib figure of the package) or from the SVG source ``docs_build/diagrams/NAME.svg``, in a
+light and a dark variant; the hook turns the line into a <figure> that shows the variant of the
 current colour scheme. Nothing drawn is committed, so nothing drawn can go stale.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import platform
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the hook runs before `encoder` and `docs_build` are importable
+from docs_build import cache, figures
 
-from docs_build import figures  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 FIGURE_LINE = re.compile(
     r"^(?P<indent>[ \t]*)!\[(?P<alt>[^\]]+)\]\((?P<path>(?:\.\./)*figures/(?P<name>[\w-]+))\.svg"
@@ -34,7 +32,12 @@ FIGURE_LINE = re.compile(
 )
 
 
+class State:
+    package_changed = False  # since the previous build of this process (`mkdocs serve`)
+
+
 def on_config(config):
+    State.package_changed = cache.package_changed()  # first: forgets an edited package
     import torch
 
     import encoder
@@ -46,7 +49,8 @@ def on_config(config):
     # the package too, so a change to encoder/ re-executes them (and serve stays fast).
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
-        jupyter.config["cache_dir"] = str(ROOT / ".cache" / "mkdocs-jupyter" / _package_hash())
+        folder = cache.cache_dir("mkdocs-jupyter") / cache.package_hash()
+        jupyter.config["cache_dir"] = str(folder)
     config.extra["build_stamp"] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "encoder": encoder.__version__,
@@ -57,15 +61,8 @@ def on_config(config):
     return config
 
 
-def _package_hash() -> str:
-    digest = hashlib.sha256()
-    for path in sorted((ROOT / "encoder").glob("*.py")):
-        digest.update(path.read_bytes())
-    return digest.hexdigest()[:16]
-
-
 def on_files(files: Files, config) -> Files:
-    _expire_pages_older_than_the_code(files)
+    _expire_pages(files)
     for name, variants in figures.render_all().items():
         for suffix, svg in variants.items():
             uri = f"figures/{name}{suffix}.svg"
@@ -73,24 +70,26 @@ def on_files(files: Files, config) -> Files:
     return files
 
 
-def _expire_pages_older_than_the_code(files: Files) -> None:
-    """Under `mkdocs serve --dirty`, rebuild every page when the package or the build changed.
+API_DIRECTIVE = re.compile(r"^::: ", re.MULTILINE)  # mkdocstrings renders an object here
 
-    Dirty builds rebuild only pages whose source is newer than their output, but every page
-    runs or includes `encoder/`: deleting outputs older than the code makes them rebuild.
+
+def _expire_pages(files: Files) -> None:
+    """Pages `mkdocs serve --dirty` must rebuild besides the edited one.
+
+    A dirty build rebuilds only the pages whose output is older than their source (or missing).
+    Every page runs or includes the package: when it changed, every page is rebuilt. The pages
+    of the API reference are rebuilt each time: they define the targets of the cross-references
+    (`[X][encoder.X]`) that an edited page resolves.
     """
-    code = [*(ROOT / "encoder").glob("*.py"), *(ROOT / "docs_build").rglob("*.py")]
-    newest = max(path.stat().st_mtime for path in code)
     for file in files.documentation_pages():
-        out = Path(file.abs_dest_path)
-        if out.exists() and out.stat().st_mtime < newest:
-            out.unlink()
+        if State.package_changed or API_DIRECTIVE.search(file.content_string):
+            Path(file.abs_dest_path).unlink(missing_ok=True)
 
 
 def _figure_html(match: re.Match) -> str:
     indent, alt, path, name, caption = match.group("indent", "alt", "path", "name", "caption")
     if name not in figures.names():
-        raise ValueError(f"figure {name!r} is neither in FIGURES nor in docs_build/diagrams/")
+        raise ValueError(f"figure {name!r} is neither in docs_build/plots/ nor in diagrams/")
     lines = [
         '<figure markdown="span" class="figure">',
         f"![{alt}]({path}.svg#only-light){{ loading=lazy }}",
@@ -121,7 +120,7 @@ def on_page_content(html: str, page, config, files) -> str:
 # page: an empty <script src=""> (no CDN here) and a script calling MathJax.Hub.Config. Notebook
 # math is typeset at build (docs_build/typeset.py); no MathJax runs in the browser. Inert on a
 # full load, the snippet runs when instant navigation swaps a notebook page in: "Cannot read
-# properties of undefined (reading 'Config')" (found by tests/browser). Drop it.
+# properties of undefined (reading 'Config')" (found by tests/site/browser). Drop it.
 NBCONVERT_MATHJAX2 = re.compile(
     r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
 )

@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoder import _checks
 from encoder.masks import check_mask
 
 
@@ -25,13 +26,16 @@ def scaled_dot_product_attention(
         mask: bool, broadcastable to (..., Tq, Tk); True = may attend. A query whose
             keys are all masked gets zero weights, so its output is zero (not NaN, not
             an average).
-        dropout_p: dropout on the attention weights (pass 0.0 in evaluation).
+        dropout_p: dropout on the attention weights, in [0, 1] (0.0 in evaluation).
 
     Shape:
         q: (..., Tq, d_k), k: (..., Tk, d_k), v: (..., Tk, d_v)
         -> out (..., Tq, d_v), weights (..., Tq, Tk)
     """
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (..., Tq, Tk)
+    _check_sdpa_inputs(q, k, v, dropout_p)
+    # Scale q before the product, as PyTorch's kernels do: q k^T itself can overflow
+    # fp16 (max 65504) where the scaled scores are small.
+    scores = (q / math.sqrt(q.size(-1))) @ k.transpose(-2, -1)  # (..., Tq, Tk)
     if mask is not None:
         check_mask(mask, tuple(scores.shape[-4:]))
         # The most negative finite value of the dtype: -1e9 would overflow in fp16.
@@ -48,6 +52,26 @@ def scaled_dot_product_attention(
 # --8<-- [end:sdpa]
 
 
+def _check_sdpa_inputs(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, dropout_p: float
+) -> None:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _checks.tensor(name, t, ("...", "T", "d"))
+    _checks.probability("dropout_p", dropout_p)
+    if q.size(-1) != k.size(-1) or k.size(-2) != v.size(-2):
+        raise ValueError(
+            "q and k must share d_k, k and v their length Tk; got q "
+            f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+        )
+    try:
+        torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            "the leading dimensions of q, k and v do not broadcast: "
+            f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+        ) from None
+
+
 # --8<-- [start:mha]
 class MultiHeadAttention(nn.Module):
     """n_head attentions in parallel, each on its own d_model / n_head slice.
@@ -55,10 +79,13 @@ class MultiHeadAttention(nn.Module):
     W_Q, W_K and W_V are stacked in one (3 d_model, d_model) projection, as in
     ``nn.MultiheadAttention``; self-attention projects with one matrix product.
 
+    Initialised as ``nn.MultiheadAttention``: Xavier-uniform on the stacked
+    [W_Q; W_K; W_V], zero biases.
+
     Args:
         d_model: model width; must be divisible by n_head.
         n_head: number of heads.
-        dropout: dropout on the attention weights during training.
+        dropout: dropout on the attention weights during training, in [0, 1].
 
     Shape:
         q: (B, Tq, d_model); k, v: (B, Tk, d_model)
@@ -68,6 +95,8 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_head: int, dropout: float = 0.0) -> None:
         super().__init__()
+        _checks.positive_ints(d_model=d_model, n_head=n_head)
+        _checks.probability("dropout", dropout)
         if d_model % n_head != 0:
             raise ValueError(
                 f"d_model ({d_model}) is not a multiple of n_head ({n_head})"
@@ -76,6 +105,10 @@ class MultiHeadAttention(nn.Module):
         self.dropout = dropout
         self.in_proj = nn.Linear(d_model, 3 * d_model)  # [W_Q; W_K; W_V]
         self.out_proj = nn.Linear(d_model, d_model)  # W_O
+        # nn.MultiheadAttention's initialisation: both start from the same distribution
+        nn.init.xavier_uniform_(self.in_proj.weight)
+        nn.init.zeros_(self.in_proj.bias)
+        nn.init.zeros_(self.out_proj.bias)
 
     def forward(
         self,
@@ -85,7 +118,7 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        self._check_inputs(q, k, v)
+        self._check_inputs(q, k, v, need_weights)
         B, Tq, _ = q.shape
         Tk, H, dh = k.size(1), self.n_head, self.d_head
         if mask is not None:
@@ -113,9 +146,16 @@ class MultiHeadAttention(nn.Module):
             out, weights = scaled_dot_product_attention(q, k, v, mask, p)
         else:  # PyTorch's fused kernel: the same result; with the flash or
             # memory-efficient backend, it does not build the (Tq, Tk) matrix
+            if mask is not None:
+                # A query with no key to attend to would meet backends that disagree
+                # (cuDNN's gives NaN gradients): let it attend to every key, then zero
+                # its output below, the value the explicit path defines.
+                empty = ~mask.any(dim=-1, keepdim=True)  # (B|1, H|1, Tq|1, 1)
+                # (CUDA's kernels want the key dimension stored, not broadcast)
+                mask = (mask | empty).expand(-1, -1, -1, Tk).contiguous()
             out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=p)
-            if mask is not None:  # define fully masked rows as zeros on every backend
-                out = out.masked_fill(~mask.any(dim=-1, keepdim=True), 0.0)
+            if mask is not None:
+                out = out.masked_fill(empty, 0.0)
         # (B, Tq, H * dh): the heads side by side
         out = out.transpose(1, 2).reshape(B, Tq, self.d_model)
         out = self.out_proj(out)  # (B, Tq, d_model)
@@ -123,13 +163,12 @@ class MultiHeadAttention(nn.Module):
 
     # --8<-- [end:mha]
 
-    def _check_inputs(self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> None:
+    def _check_inputs(
+        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, need_weights: bool
+    ) -> None:
         for name, t in (("q", q), ("k", k), ("v", v)):
-            if t.dim() != 3 or t.size(-1) != self.d_model:
-                raise ValueError(
-                    f"{name} must have shape (B, T, {self.d_model}), "
-                    f"got {tuple(t.shape)}"
-                )
+            _checks.tensor(name, t, ("B", "T", self.d_model))
+        _checks.bools(need_weights=need_weights)
         if k.shape[:2] != v.shape[:2]:
             raise ValueError(
                 "k and v must share batch and length, "
@@ -146,8 +185,9 @@ class MultiHeadAttention(nn.Module):
 
         Our module is batch-first; ``mha.batch_first`` only changes the input layout,
         not the weights. Key/value biases, zero attention and kdim/vdim != embed_dim
-        are rejected.
+        are rejected. The copy is in ``mha``'s training or evaluation mode.
         """
+        _checks.instance("mha", mha, nn.MultiheadAttention)
         if not mha._qkv_same_embed_dim or mha.bias_k is not None or mha.add_zero_attn:
             raise ValueError(
                 "from_torch needs kdim == vdim == embed_dim, add_bias_kv=False and "
@@ -168,4 +208,4 @@ class MultiHeadAttention(nn.Module):
                 mine.bias.copy_(
                     bias if bias is not None else torch.zeros_like(mine.bias)
                 )
-        return ours
+        return ours.train(mha.training)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from encoder import _checks
 from encoder.encoder_layer import EncoderLayer
 from encoder.layer_norm import LayerNorm
-from encoder.masks import padding_mask
+from encoder.masks import check_mask, padding_mask
 from encoder.transformer_embedding import TransformerEmbedding
 
 
@@ -15,9 +16,12 @@ from encoder.transformer_embedding import TransformerEmbedding
 class Encoder(nn.Module):
     """Token ids in, one contextual d_model-wide vector per token out.
 
-    Without an explicit mask, padding tokens (``padding_idx``) are masked out as keys,
-    so they never change the outputs at real positions. Pre-norm stacks end with a
-    final LayerNorm, because their residual stream is never normalised otherwise.
+    Padding tokens (``padding_idx``) are masked out as keys, so they never change the
+    outputs at real positions. An explicit ``mask`` (a causal one, say) is combined
+    with that padding mask: a query may attend to a key only where both allow it, as
+    ``nn.TransformerEncoder`` combines ``mask`` and ``src_key_padding_mask``. Pre-norm
+    stacks end with a final LayerNorm, because their residual stream is never
+    normalised otherwise.
 
     Args:
         vocab_size: number of token ids.
@@ -27,14 +31,15 @@ class Encoder(nn.Module):
         n_layers: number of encoder layers in the stack.
         max_len: longest sequence the positional table covers.
         dropout: dropout probability used throughout (embedding sum, attention, FFN,
-            sub-layers).
-        padding_idx: padding token id, masked out as a key by default; ``None`` for no
+            sub-layers), in [0, 1].
+        padding_idx: padding token id, always masked out as a key; ``None`` for no
             padding.
         norm_first: pre-norm layers (and a final LayerNorm) instead of post-norm.
 
     Shape:
         ids: (B, T) integer tensor, T <= max_len
-        mask: bool, broadcastable to (B, n_head, T, T), True = may attend
+        mask: bool, broadcastable to (B, n_head, T, T), True = may attend;
+            combined with the padding mask by ``&``
         -> (B, T, d_model)
     """
 
@@ -51,7 +56,8 @@ class Encoder(nn.Module):
         norm_first: bool = False,
     ) -> None:
         super().__init__()
-        self.padding_idx = padding_idx
+        _checks.positive_ints(n_layers=n_layers)  # the sub-modules check the rest
+        self.padding_idx, self.n_head = padding_idx, n_head
         self.embedding = TransformerEmbedding(
             vocab_size, d_model, max_len, dropout, padding_idx
         )
@@ -64,9 +70,13 @@ class Encoder(nn.Module):
     def forward(
         self, ids: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
-        if mask is None and self.padding_idx is not None:
-            mask = padding_mask(ids, self.padding_idx)  # (B, 1, 1, T)
-        x = self.embedding(ids)  # (B, T, d_model)
+        x = self.embedding(ids)  # (B, T, d_model); checks the ids
+        B, T = ids.shape
+        if mask is not None:
+            check_mask(mask, (B, self.n_head, T, T))
+        if self.padding_idx is not None:  # padding keys stay masked, whatever mask says
+            pad = padding_mask(ids, self.padding_idx)  # (B, 1, 1, T)
+            mask = pad if mask is None else mask & pad  # (B, H|1, T|1, T)
         for layer in self.layers:
             x = layer(x, mask)  # (B, T, d_model)
         return self.norm(x)

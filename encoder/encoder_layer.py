@@ -8,6 +8,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoder import _checks
 from encoder.attention import MultiHeadAttention
 from encoder.feed_forward import PositionwiseFeedForward
 from encoder.layer_norm import LayerNorm
@@ -25,9 +26,9 @@ class EncoderLayer(nn.Module):
         n_head: number of attention heads.
         d_ff: hidden width of the feed-forward network.
         dropout: on the attention weights, the FFN hidden layer and each sub-layer
-            output.
+            output, in [0, 1].
         norm_first: pre-norm instead of post-norm.
-        eps: LayerNorm epsilon.
+        eps: LayerNorm epsilon, > 0.
 
     Shape:
         x: (B, T, d_model); mask: bool, broadcastable to (B, n_head, T, T),
@@ -45,6 +46,7 @@ class EncoderLayer(nn.Module):
         eps: float = 1e-5,
     ) -> None:
         super().__init__()
+        _checks.bools(norm_first=norm_first)  # the sub-modules check the rest
         self.self_attn = MultiHeadAttention(d_model, n_head, dropout)
         self.ff = PositionwiseFeedForward(d_model, d_ff, dropout)
         self.norm1 = LayerNorm(d_model, eps)
@@ -56,6 +58,7 @@ class EncoderLayer(nn.Module):
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
+        _checks.tensor("x", x, ("B", "T", self.self_attn.d_model))
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), mask)
             x = x + self._ff_block(self.norm2(x))
@@ -74,7 +77,9 @@ class EncoderLayer(nn.Module):
 
     @classmethod
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-        """An EncoderLayer with the weights of ``layer`` (ReLU activation only)."""
+        """An EncoderLayer with the weights of ``layer`` (ReLU activation only), in
+        ``layer``'s training or evaluation mode."""
+        _checks.instance("layer", layer, nn.TransformerEncoderLayer)
         if layer.activation is not F.relu and not isinstance(layer.activation, nn.ReLU):
             raise ValueError(
                 f"from_torch supports activation=relu only, got {layer.activation!r}"
@@ -103,4 +108,4 @@ class EncoderLayer(nn.Module):
                     mine.bias.copy_(theirs.bias)
                 else:  # bias=False in torch: a zero bias computes the same thing
                     mine.bias.zero_()
-        return ours
+        return ours.train(layer.training)

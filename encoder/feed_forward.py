@@ -6,6 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoder import _checks
+
 
 # --8<-- [start:ffn]
 class PositionwiseFeedForward(nn.Module):
@@ -14,7 +16,7 @@ class PositionwiseFeedForward(nn.Module):
     Args:
         d_model: input and output width.
         d_ff: hidden width (the paper uses 4 * d_model = 2048).
-        dropout: dropout on the hidden activations, as in
+        dropout: dropout on the hidden activations, in [0, 1], as in
             ``nn.TransformerEncoderLayer``.
 
     Shape:
@@ -23,11 +25,14 @@ class PositionwiseFeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
         super().__init__()
+        _checks.positive_ints(d_model=d_model, d_ff=d_ff)
+        _checks.probability("dropout", dropout)
         self.linear1 = nn.Linear(d_model, d_ff)  # W1, b1
         self.linear2 = nn.Linear(d_ff, d_model)  # W2, b2
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
+        _checks.tensor("x", x, ("...", self.linear1.in_features))
         h = self.linear1(x)  # (..., d_ff)
         # In place when autograd records nothing (inference): saves a
         # (..., d_ff) tensor. When it records, in place on linear's output would cost

@@ -6,6 +6,8 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from encoder import _checks
+
 
 # --8<-- [start:formula]
 def layer_norm(
@@ -20,6 +22,7 @@ def layer_norm(
     Shape:
         x: (..., d); gamma, beta: (d,)  ->  (..., d)
     """
+    _check_layer_norm_args(x, gamma, beta, eps)
     h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1): one mean per position
     var = h.var(dim=-1, unbiased=False, keepdim=True)  # (..., 1)
@@ -28,6 +31,15 @@ def layer_norm(
 
 
 # --8<-- [end:formula]
+
+
+def _check_layer_norm_args(
+    x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float
+) -> None:
+    _checks.tensor("x", x, ("...", "d"))
+    for name, t in (("gamma", gamma), ("beta", beta)):
+        _checks.tensor(name, t, (x.size(-1),))
+    _checks.positive_float("eps", eps)
 
 
 # --8<-- [start:layernorm]
@@ -48,25 +60,24 @@ class LayerNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        if eps <= 0:
-            raise ValueError(f"eps must be positive, got {eps}")
+        _checks.positive_ints(d_model=d_model)
+        _checks.positive_float("eps", eps)
         self.d_model = d_model
         self.eps = eps
         self.gamma = nn.Parameter(torch.ones(d_model))  # learned scale
         self.beta = nn.Parameter(torch.zeros(d_model))  # learned shift
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.size(-1) != self.d_model:
-            raise ValueError(
-                f"expected last dimension {self.d_model}, got shape {tuple(x.shape)}"
-            )
+        _checks.tensor("x", x, ("...", self.d_model))
         return F.layer_norm(x, (self.d_model,), self.gamma, self.beta, self.eps)
 
     # --8<-- [end:layernorm]
 
     @classmethod
     def from_torch(cls, norm: nn.LayerNorm) -> LayerNorm:
-        """A LayerNorm with the weights of ``norm`` (a 1-D, affine ``nn.LayerNorm``)."""
+        """A LayerNorm with the weights of ``norm`` (a 1-D, affine ``nn.LayerNorm``), in
+        ``norm``'s training or evaluation mode."""
+        _checks.instance("norm", norm, nn.LayerNorm)
         if len(norm.normalized_shape) != 1 or norm.weight is None:
             raise ValueError(
                 "from_torch supports a 1-D nn.LayerNorm with elementwise_affine=True, "
@@ -80,4 +91,4 @@ class LayerNorm(nn.Module):
             ours.beta.copy_(
                 norm.bias if norm.bias is not None else torch.zeros_like(norm.weight)
             )
-        return ours
+        return ours.train(norm.training)

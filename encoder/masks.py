@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import torch
 
+from encoder import _checks
+
 
 # --8<-- [start:padding]
 def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
@@ -17,8 +19,8 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
     Shape:
         ids: (B, T)  ->  (B, 1, 1, T) bool
     """
-    if ids.dim() != 2:
-        raise ValueError(f"expected ids of shape (B, T), got {tuple(ids.shape)}")
+    _checks.tensor("ids", ids, ("B", "T"), ids=True)
+    _checks.integer("pad_id", pad_id)
     return (ids != pad_id)[:, None, None, :]  # (B, 1, 1, T): every head, every query
 
 
@@ -28,6 +30,7 @@ def padding_mask(ids: torch.Tensor, pad_id: int) -> torch.Tensor:
 # --8<-- [start:causal]
 def causal_mask(T: int, device: torch.device | str | None = None) -> torch.Tensor:
     """(T, T) bool, True on and below the diagonal: position t may attend to 0..t."""
+    _checks.positive_ints(T=T)
     return torch.ones(T, T, dtype=torch.bool, device=device).tril()
 
 

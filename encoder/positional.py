@@ -5,6 +5,8 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from encoder import _checks
+
 
 # --8<-- [start:table]
 def sinusoidal_table(
@@ -17,10 +19,9 @@ def sinusoidal_table(
     Computed in float64, then cast to ``dtype``.
     An odd d_model is allowed: the last column is a sine with no cosine partner.
     """
-    if n_positions < 1 or d_model < 1:
-        raise ValueError(
-            f"n_positions ({n_positions}) and d_model ({d_model}) must be >= 1"
-        )
+    _checks.positive_ints(n_positions=n_positions, d_model=d_model)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)  # (P, 1)
     # (ceil(d/2),): the sine columns 0, 2, 4, ...
     two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
@@ -40,10 +41,13 @@ def sinusoidal_table(
 class PositionalEncoding(nn.Module):
     """Adds the sinusoidal table to a batch of embeddings, then applies dropout.
 
+    The table is a buffer that is not saved: it follows ``.to(device)`` and ``.half()``
+    with the parameters, and a checkpoint loads into a model of any ``max_len``.
+
     Args:
         d_model: width of the embeddings.
         max_len: longest sequence the table covers.
-        dropout: dropout probability applied to the sum (the paper uses 0.1).
+        dropout: dropout probability applied to the sum, in [0, 1] (the paper uses 0.1).
 
     Shape:
         x: (B, T, d_model) with T <= max_len  ->  (B, T, d_model), same dtype as x.
@@ -51,20 +55,22 @@ class PositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1) -> None:
         super().__init__()
+        _checks.positive_ints(d_model=d_model, max_len=max_len)
+        _checks.probability("dropout", dropout)
         self.d_model = d_model
         self.max_len = max_len
         self.dropout = nn.Dropout(dropout)
-        # A buffer, not a plain attribute: it is saved in the state_dict and follows
-        # .to(device) / .half() together with the parameters.
+        # A buffer, not a plain attribute: it follows .to(device) / .half() with the
+        # parameters. Not persistent: a formula, not learned, so a checkpoint need not
+        # carry it, and loads into a model with another max_len.
         self.register_buffer(
-            "pe", sinusoidal_table(max_len, d_model, torch.get_default_dtype())
+            "pe",
+            sinusoidal_table(max_len, d_model, torch.get_default_dtype()),
+            persistent=False,
         )
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        if x.dim() != 3 or x.size(-1) != self.d_model:
-            raise ValueError(
-                f"expected x of shape (B, T, {self.d_model}), got {tuple(x.shape)}"
-            )
+        _checks.tensor("x", x, ("B", "T", self.d_model))
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(

@@ -7,6 +7,8 @@ import math
 import torch
 from torch import nn
 
+from encoder import _checks
+
 
 # --8<-- [start:token]
 class TokenEmbedding(nn.Embedding):
@@ -15,8 +17,8 @@ class TokenEmbedding(nn.Embedding):
     Args:
         vocab_size: number of rows (ids run from 0 to vocab_size - 1).
         d_model: width of each vector.
-        padding_idx: id whose row stays zero and gets no gradient; ``None`` for no
-            padding token. Pick the id your tokenizer really uses for padding.
+        padding_idx: id in [0, vocab_size) whose row stays zero and gets no gradient;
+            ``None`` for no padding token. Pick the id your tokenizer uses for padding.
         scale: multiply the output by sqrt(d_model), as in the paper (section 3.4). The
             weights start at std 1/sqrt(d_model), so scaled outputs have unit variance,
             the same scale as the positional encoding that is added next.
@@ -32,10 +34,14 @@ class TokenEmbedding(nn.Embedding):
         padding_idx: int | None = None,
         scale: bool = True,
     ) -> None:
-        if padding_idx is not None and not 0 <= padding_idx < vocab_size:
-            raise ValueError(
-                f"padding_idx ({padding_idx}) must be in [0, {vocab_size})"
-            )
+        _checks.positive_ints(vocab_size=vocab_size, d_model=d_model)
+        _checks.bools(scale=scale)
+        if padding_idx is not None:
+            _checks.integer("padding_idx", padding_idx)
+            if not 0 <= padding_idx < vocab_size:
+                raise ValueError(
+                    f"padding_idx ({padding_idx}) must be in [0, {vocab_size})"
+                )
         self.scale = math.sqrt(d_model) if scale else 1.0
         super().__init__(vocab_size, d_model, padding_idx=padding_idx)
 
@@ -44,16 +50,24 @@ class TokenEmbedding(nn.Embedding):
         self._fill_padding_idx_with_zero()
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        if ids.dtype not in (torch.int64, torch.int32):
-            raise TypeError(f"token ids must be int64 or int32, got {ids.dtype}")
-        if ids.numel():
-            lo, hi = torch.aminmax(ids)
-            if lo < 0 or hi >= self.num_embeddings:
-                raise ValueError(
-                    f"token ids must be in [0, {self.num_embeddings}), "
-                    f"got min {lo.item()} and max {hi.item()}"
-                )
+        _checks.tensor("ids", ids, ids=True)
+        # Reading the ids' values costs nothing on the CPU in eager mode. On a GPU it
+        # would wait for the device on every call (a host sync), and torch.compile or
+        # torch.export cannot trace a branch on values: there, the lookup's own bounds
+        # check stands in (an IndexError on the CPU, a device-side assert on CUDA).
+        if ids.device.type == "cpu" and not torch.compiler.is_compiling():
+            self._check_range(ids)
         return super().forward(ids) * self.scale  # (B, T, d_model)
+
+    def _check_range(self, ids: torch.Tensor) -> None:
+        if ids.numel() == 0:
+            return
+        lo, hi = torch.aminmax(ids)
+        if lo < 0 or hi >= self.num_embeddings:
+            raise ValueError(
+                f"token ids must be in [0, {self.num_embeddings}), "
+                f"got min {lo.item()} and max {hi.item()}"
+            )
 
     @classmethod
     def from_pretrained(
@@ -70,10 +84,8 @@ class TokenEmbedding(nn.Embedding):
         gradient and the padding row keeps its pretrained values. Mind ``scale``:
         vectors trained without the sqrt(d_model) factor want ``scale=False``.
         """
-        if embeddings.dim() != 2:
-            raise ValueError(
-                f"embeddings must be (vocab_size, d_model), got {embeddings.dim()}-D"
-            )
+        _checks.tensor("embeddings", embeddings, ("vocab_size", "d_model"))
+        _checks.bools(freeze=freeze)
         module = cls(*embeddings.shape, padding_idx=padding_idx, scale=scale)
         module.weight = nn.Parameter(
             embeddings.detach().clone(), requires_grad=not freeze

@@ -5,6 +5,7 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from encoder import _checks
 from encoder.positional import PositionalEncoding
 from encoder.token_embedding import TokenEmbedding
 
@@ -18,7 +19,8 @@ class TransformerEmbedding(nn.Module):
         vocab_size: number of token ids; the embedding table has this many rows.
         d_model: width of the token vectors and of the positional encoding.
         max_len: longest sequence the positional table covers.
-        dropout: dropout probability on the sum of token vectors and positions.
+        dropout: dropout probability on the sum of token vectors and positions, in
+            [0, 1].
         padding_idx: id of the padding token, whose row stays zero; ``None`` for none.
 
     Shape:
@@ -40,6 +42,7 @@ class TransformerEmbedding(nn.Module):
         )  # adds PE, then dropout
 
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
+        _checks.tensor("ids", ids, ("B", "T"), ids=True)
         return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
 
 

@@ -13,13 +13,9 @@ Stamp a page only once its translation says what the current English page says.
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from docs_build.i18n import (  # noqa: E402
+from docs_build.i18n import (
     DOCS,
     FRONT_MATTER,
     HASH_LINE,
@@ -39,7 +35,7 @@ def stamp(path: Path) -> str:
     zh_uri = path.resolve().relative_to(DOCS).as_posix()
     english = english_source(zh_uri)
     if not english.exists():
-        raise SystemExit(f"{path}: no English source {english.relative_to(ROOT)}")
+        raise SystemExit(f"{path}: no English source {english.relative_to(DOCS.parent)}")
     digest = source_hash(english)
     text = path.read_text()
     match = FRONT_MATTER.match(text)
@@ -72,7 +68,8 @@ def main() -> None:
     if args.check:
         found = stale()
         for path, english in found:
-            print(f"stale: {path.relative_to(ROOT)} (English: {english.relative_to(ROOT)})")
+            root = DOCS.parent
+            print(f"stale: {path.relative_to(root)} (English: {english.relative_to(root)})")
         print(f"{len(found)} of {len(chinese_sources())} Chinese pages are stale")
         raise SystemExit(1 if found else 0)
     if not args.pages:

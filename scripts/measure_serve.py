@@ -22,11 +22,12 @@ import shutil
 import signal
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
+
+from docs_build.run import mkdocs
 
 ROOT = Path(__file__).resolve().parent.parent
 BUILT = re.compile(r"Documentation built in ([\d.]+) seconds")
@@ -45,16 +46,12 @@ class Serve:
     """`mkdocs serve` in the background; its log lines, timestamped, in a queue."""
 
     def __init__(self, repo: Path, port: int, extra: list[str]) -> None:
-        env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
-        cmd = [sys.executable, "-m", "mkdocs", "serve", "-a", f"127.0.0.1:{port}", *extra]
         self.started = time.perf_counter()
-        self.proc = subprocess.Popen(
-            cmd,
-            cwd=repo,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
+        # The copy's own docs_build and encoder: `python -m` puts its folder first on sys.path.
+        self.proc = mkdocs(
+            "serve",
+            *("-a", f"127.0.0.1:{port}", *extra),
+            config=repo / "mkdocs.yml",
             start_new_session=True,  # its own process group: stopped as a whole, by its id
         )
         self.lines: queue.Queue[tuple[float, str]] = queue.Queue()
@@ -155,4 +152,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

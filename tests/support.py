@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import torch
+from hypothesis import strategies as st
 from torch import nn
 
 # Parity with PyTorch, as max absolute difference (issue 2).
 PARITY_TOL = {torch.float32: 1e-5, torch.float64: 1e-10}
 
-# A low-precision result against the fp32 result of the same module (atol, rtol).
+# A low-precision result against a reference (fp32, or PyTorch's module in the same dtype),
+# as (atol, rtol): a few roundings of the dtype (eps 9.8e-4 for fp16, 7.8e-3 for bf16).
 LOW_PRECISION_TOL = {torch.float16: (1e-2, 1e-2), torch.bfloat16: (8e-2, 5e-2)}
+
+# Sizes drawn by the property tests: small, so that an example runs in milliseconds.
+SMALL_SIZES = {
+    "B": st.integers(1, 3),
+    "d_head": st.integers(1, 4),
+    "n_head": st.integers(1, 3),
+    "seed": st.integers(0, 2**16),
+}
+D_FF = st.integers(1, 16)
 
 FLOAT_DTYPES = [torch.float32, torch.float64]
 LOW_DTYPES = [torch.float16, torch.bfloat16]
@@ -23,14 +34,19 @@ def max_diff(a: torch.Tensor, b: torch.Tensor) -> float:
 
 
 def assert_parity(ours: torch.Tensor, theirs: torch.Tensor, dtype: torch.dtype) -> float:
-    """Assert max |ours - theirs| <= the parity tolerance of ``dtype``; return the difference."""
+    """Assert max |ours - theirs| <= the parity tolerance of ``dtype``; return the difference.
+
+    In fp16/bf16 (parity tests on CUDA), within ``LOW_PRECISION_TOL`` instead."""
+    if dtype in LOW_PRECISION_TOL:
+        assert_close_low_precision(ours, theirs)
+        return max_diff(ours, theirs)
     d = max_diff(ours, theirs)
     assert d <= PARITY_TOL[dtype], f"max abs diff {d:.3g} > {PARITY_TOL[dtype]:g} ({dtype})"
     return d
 
 
 def assert_close_low_precision(low: torch.Tensor, ref: torch.Tensor) -> None:
-    """``low`` (fp16/bf16) is finite and matches the fp32 ``ref`` within its precision."""
+    """``low`` (fp16/bf16) is finite and matches ``ref`` within its precision."""
     assert torch.isfinite(low).all(), f"non-finite values in {low.dtype} output"
     atol, rtol = LOW_PRECISION_TOL[low.dtype]
     torch.testing.assert_close(low.float(), ref.float(), atol=atol, rtol=rtol)

@@ -1,8 +1,5 @@
 """LayerNorm and layer_norm: parity with nn.LayerNorm, fp16 safety, from_torch."""
 
-import io
-import re
-
 import pytest
 import torch
 from hypothesis import given, settings
@@ -12,6 +9,8 @@ from torch import nn
 
 from encoder import LayerNorm, layer_norm
 
+pytestmark = pytest.mark.usefixtures("device")
+
 SHAPES = [(1, 1, 8), (2, 5, 16), (3, 4, 33), (2, 7, 512)]  # (B, T, d_model)
 
 
@@ -19,28 +18,12 @@ def torch_norm(d_model: int, dtype: torch.dtype, eps: float = 1e-5) -> nn.LayerN
     return randomize_(nn.LayerNorm(d_model, eps=eps, dtype=dtype))
 
 
-def posts_layer_norm(x: torch.Tensor, eps: float = 1e-10) -> torch.Tensor:
-    """Post 001's LayerNorm forward (gamma = 1, beta = 0), computed in x's dtype."""
-    mean = x.mean(-1, keepdim=True)
-    var = x.var(-1, unbiased=False, keepdim=True)
-    return (x - mean) / torch.sqrt(var + eps)
-
-
 @pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_parity_with_nn_layer_norm(shape, dtype):
+def test_module_and_formula_match_nn_layer_norm(shape, dtype):
     ref = torch_norm(shape[-1], dtype)
     ours = LayerNorm.from_torch(ref)
-    x = torch.randn(shape, dtype=dtype) * 3 + 1
+    x = (torch.randn(shape) * 3 + 1).to(dtype)
     assert_parity(ours(x), ref(x), dtype)
-
-
-@pytest.mark.parametrize("shape", SHAPES)
-@pytest.mark.parametrize("dtype", FLOAT_DTYPES)
-def test_formula_matches_nn_layer_norm_and_module(shape, dtype):
-    ref = torch_norm(shape[-1], dtype)
-    ours = LayerNorm.from_torch(ref)
-    x = torch.randn(shape, dtype=dtype) * 3 + 1
     explicit = layer_norm(x, ref.weight, ref.bias, ref.eps)
     assert explicit.dtype == dtype
     assert_parity(explicit, ref(x), dtype)
@@ -94,15 +77,6 @@ def test_layer_norm_on_a_constant_fp16_row_is_finite(dtype):
     torch.testing.assert_close(explicit, out)
 
 
-def test_eps_1e_10_formula_in_fp16_gives_nan():
-    """Why the test above would catch post 001: eps=1e-10 is 0 in fp16, and 0 / 0 = NaN."""
-    x = torch.full((2, 8), 3.0, dtype=torch.float16)
-    assert torch.tensor(1e-10, dtype=torch.float16) == 0
-    assert torch.isnan(posts_layer_norm(x, eps=1e-10)).all()
-    # The same formula in float32 survives: 1e-10 is representable there.
-    assert torch.isfinite(posts_layer_norm(x.float(), eps=1e-10)).all()
-
-
 @given(
     batch=st.lists(st.integers(1, 4), min_size=0, max_size=3),
     d_model=st.integers(1, 48),
@@ -137,50 +111,3 @@ def test_from_torch_without_bias():
     assert torch.equal(ours.beta, torch.zeros(16))
     x = torch.randn(2, 3, 16)
     assert_parity(ours(x), ref(x), torch.float32)
-
-
-def test_from_torch_rejects_multi_dim_normalized_shape():
-    with pytest.raises(ValueError, match=r"normalized_shape=\(4, 8\)"):
-        LayerNorm.from_torch(nn.LayerNorm((4, 8)))
-
-
-def test_from_torch_rejects_no_affine():
-    with pytest.raises(ValueError, match="elementwise_affine=False"):
-        LayerNorm.from_torch(nn.LayerNorm(8, elementwise_affine=False))
-
-
-@pytest.mark.parametrize("eps", [0.0, -1e-5])
-def test_non_positive_eps_raises(eps):
-    with pytest.raises(ValueError, match=f"eps must be positive, got {re.escape(str(eps))}"):
-        LayerNorm(8, eps=eps)
-
-
-def test_wrong_last_dimension_raises():
-    with pytest.raises(ValueError, match=r"expected last dimension 8, got shape \(2, 3, 9\)"):
-        LayerNorm(8)(torch.randn(2, 3, 9))
-
-
-def test_gradients_reach_gamma_and_beta():
-    norm = randomize_(LayerNorm(16))
-    x = torch.randn(2, 5, 16, requires_grad=True)
-    (norm(x) * torch.randn(2, 5, 16)).sum().backward()
-    for name, p in norm.named_parameters():
-        assert p.grad is not None and (p.grad != 0).any(), name
-    assert (x.grad != 0).any()
-
-
-def test_state_dict_round_trip():
-    norm = randomize_(LayerNorm(16))
-    buf = io.BytesIO()
-    torch.save(norm.state_dict(), buf)
-    buf.seek(0)
-    fresh = LayerNorm(16)
-    fresh.load_state_dict(torch.load(buf))
-    x = torch.randn(2, 3, 16)
-    assert torch.equal(fresh(x), norm(x))
-
-
-def test_to_float64_moves_every_tensor():
-    norm = LayerNorm(16).to(torch.float64)
-    assert all(t.dtype == torch.float64 for t in norm.state_dict().values())
-    assert norm(torch.randn(2, 16, dtype=torch.float64)).dtype == torch.float64

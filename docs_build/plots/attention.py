@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 from encoder import MultiHeadAttention, TransformerEmbedding, causal_mask, padding_mask
 
 # The example of the page's heat-map section: one sentence of 4 words padded to 6 tokens.
@@ -32,7 +32,6 @@ def _cmap(theme):
     return "Blues" if theme["fg"].startswith("#1") else "magma"
 
 
-@figure("attn-weights")
 def attn_weights(theme):
     import matplotlib.pyplot as plt
 
@@ -67,7 +66,6 @@ def attn_weights(theme):
     return fig
 
 
-@figure("attn-scaling")
 def attn_scaling(theme):
     import matplotlib.pyplot as plt
 
@@ -123,3 +121,6 @@ def attn_scaling(theme):
         for side in ("top", "right"):
             ax.spines[side].set_visible(False)
     return fig
+
+
+FIGURES = {"attn-weights": attn_weights, "attn-scaling": attn_scaling}

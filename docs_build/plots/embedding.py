@@ -2,7 +2,7 @@
 
 import torch
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 from encoder import TokenEmbedding, TransformerEmbedding
 
 # A toy vocabulary: id 0 is the padding token, as in the package's Encoder.
@@ -29,7 +29,6 @@ def _symbol(ax, symbol, theme):
     ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=20, color=theme["fg"])
 
 
-@figure("token-lookup")
 def token_lookup(theme):
     import matplotlib.pyplot as plt
     from matplotlib.colors import ListedColormap
@@ -84,7 +83,6 @@ def token_lookup(theme):
     return fig
 
 
-@figure("embedding-sum")
 def embedding_sum(theme):
     import matplotlib.pyplot as plt
 
@@ -120,3 +118,6 @@ def embedding_sum(theme):
     cbar = fig.colorbar(im, ax=axes, fraction=0.025, pad=0.02)
     cbar.outline.set_visible(False)
     return fig
+
+
+FIGURES = {"token-lookup": token_lookup, "embedding-sum": embedding_sum}

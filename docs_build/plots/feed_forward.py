@@ -2,11 +2,10 @@
 
 import torch
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 from encoder import PositionwiseFeedForward
 
 
-@figure("ffn-shapes")
 def ffn_shapes(theme):
     import matplotlib.pyplot as plt
     import numpy as np
@@ -70,3 +69,6 @@ def ffn_shapes(theme):
             (a.x1 + b.x0) / 2, mid_y + 0.03, label, ha="center", va="bottom", color=theme["fg"]
         )
     return fig
+
+
+FIGURES = {"ffn-shapes": ffn_shapes}

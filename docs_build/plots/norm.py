@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 from encoder import LayerNorm
 
 B, T, D = 3, 5, 6  # a small (batch, sequence, features) block: every cell stays visible
@@ -28,7 +28,6 @@ def batch_norm_btd(d: int):
     return lambda x: bn(x.transpose(1, 2)).transpose(1, 2)
 
 
-@figure("norm-axes")
 def norm_axes(theme):
     import matplotlib.pyplot as plt
     import numpy as np
@@ -122,7 +121,6 @@ def norm_axes(theme):
     return fig
 
 
-@figure("norm-sigmoid")
 def norm_sigmoid(theme):
     import matplotlib.pyplot as plt
 
@@ -143,3 +141,6 @@ def norm_sigmoid(theme):
     ax.legend(loc="upper left")
     ax.grid(True, linewidth=0.5)
     return fig
+
+
+FIGURES = {"norm-axes": norm_axes, "norm-sigmoid": norm_sigmoid}

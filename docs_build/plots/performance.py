@@ -1,11 +1,13 @@
-"""Figures of the Performance page, drawn from the saved benchmark (docs/data/benchmarks.json)."""
+"""Figures of the Performance page, drawn from the saved benchmarks: docs/data/benchmarks.json
+(CPU) and, when it exists, docs/data/benchmarks-cuda.json (GPU)."""
 
 import json
 from pathlib import Path
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "benchmarks.json"
+CUDA_DATA = DATA.with_name("benchmarks-cuda.json")
 LABELS = {  # (English, Chinese)
     "torch": ("nn.TransformerEncoderLayer", "nn.TransformerEncoderLayer"),
     "ours": ("encoder.EncoderLayer", "encoder.EncoderLayer"),
@@ -19,7 +21,6 @@ def _load() -> dict:
     return json.loads(DATA.read_text())
 
 
-@figure("bench-time")
 def bench_time(theme):
     import matplotlib.pyplot as plt
 
@@ -57,7 +58,6 @@ def bench_time(theme):
     return fig
 
 
-@figure("bench-memory")
 def bench_memory(theme):
     import matplotlib.pyplot as plt
 
@@ -75,3 +75,57 @@ def bench_memory(theme):
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", linewidth=0.5)
     return fig
+
+
+def bench_cuda(theme):
+    """Ours / torch against S on the GPU, one panel per dtype, four lines: inference and
+    training, each without and with 25 % padding."""
+    import matplotlib.pyplot as plt
+
+    if not CUDA_DATA.exists():
+        fig, ax = plt.subplots(figsize=(8.5, 1.2))
+        ax.axis("off")
+        none = text(theme, "no GPU measurement in this checkout", "此检出中没有 GPU 测量")
+        ax.text(0.5, 0.5, none, ha="center", va="center")
+        return fig
+    data = json.loads(CUDA_DATA.read_text())
+    dtypes = data["config"]["dtypes"]
+    fig, axes = plt.subplots(1, len(dtypes), figsize=(8.5, 3.0), sharey=True)
+    styles = {
+        ("inference", 0.0): "-o",
+        ("inference", 0.25): "--o",
+        ("training", 0.0): "-s",
+        ("training", 0.25): "--s",
+    }
+    for ax, dtype in zip(axes, dtypes, strict=True):
+        for (mode, pad), style in styles.items():
+            rows = [
+                r
+                for r in data["modes"][mode]
+                if r["dtype"] == dtype and r["padding"] == pad and "ours" in r["ratio"]
+            ]
+            label = text(theme, mode, MODES[mode])
+            if pad:
+                label += text(theme, ", 25% padding", "，25% 填充")
+            ax.plot(
+                [r["seq_len"] for r in rows],
+                [r["ratio"]["ours"] for r in rows],
+                style,
+                label=label,
+                markersize=4,
+                linewidth=1.5,
+            )
+        ax.axhline(1.0, color=theme["muted"], linewidth=1, linestyle=":")
+        ax.set_xscale("log", base=2)
+        seq = data["config"]["seq_lens"]
+        ax.set_xticks(seq, [str(s) for s in seq])
+        ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+        ax.set_title(dtype)
+        ax.grid(True, which="major", linewidth=0.5)
+    axes[0].set_ylabel(text(theme, "time, ours / torch", "时间：ours / torch"))
+    axes[0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+FIGURES = {"bench-time": bench_time, "bench-memory": bench_memory, "bench-cuda": bench_cuda}

@@ -2,11 +2,10 @@
 
 import torch
 
-from docs_build.figures import figure, text
+from docs_build.plots import text
 from encoder import sinusoidal_table
 
 
-@figure("pe-heatmap")
 def pe_heatmap(theme):
     import matplotlib.pyplot as plt
 
@@ -22,7 +21,6 @@ def pe_heatmap(theme):
     return fig
 
 
-@figure("pe-curves")
 def pe_curves(theme):
     import matplotlib.pyplot as plt
 
@@ -46,7 +44,6 @@ def pe_curves(theme):
     return fig
 
 
-@figure("pe-frequencies")
 def pe_frequencies(theme):
     import matplotlib.pyplot as plt
 
@@ -75,7 +72,6 @@ def pe_frequencies(theme):
     return fig
 
 
-@figure("pe-similarity")
 def pe_similarity(theme):
     import matplotlib.pyplot as plt
 
@@ -88,3 +84,11 @@ def pe_similarity(theme):
     cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
     cbar.outline.set_visible(False)
     return fig
+
+
+FIGURES = {
+    "pe-heatmap": pe_heatmap,
+    "pe-curves": pe_curves,
+    "pe-frequencies": pe_frequencies,
+    "pe-similarity": pe_similarity,
+}

@@ -1,16 +1,11 @@
-"""The built site in a real browser: build it once, serve it on 127.0.0.1, visit each page.
+"""The built site in headless Chromium: what a visit of a page records, and the browsers.
 
-The site is built (``mkdocs build --strict``) into a temporary folder with ``SITE_URL`` naming the
-address it is then served at, so Material's instant navigation is active as on the real site. The
-pages under test are the build's ``index.html`` files, so a page is tested as soon as it lands.
-
-Each page is visited once per colour scheme (``light``, ``dark``) by headless Debian Chromium
-(``/usr/bin/chromium``; Playwright never downloads a browser). A visit records everything the
-per-page tests assert on: requests, failures, console, formulas, images, links, axe-core results,
-page weight and typeset time; the tests only read the record. Every visit saves a full-page
-screenshot in ``test-artifacts/browser/screenshots/``; a failing test also gets its page's
-console log (and, for tests that drive a live page, a screenshot) in
-``test-artifacts/browser/failures/``. Page weights and typeset times go to
+Each page of the run's build (``site``, served at the address it was built for, so Material's
+instant navigation works) is visited once per colour scheme (``light``, ``dark``) by Debian's
+Chromium (``/usr/bin/chromium``; Playwright never downloads a browser), the two schemes in two
+threads, each with its own Chromium. A visit records everything the per-page tests assert on:
+requests, failures, console, formulas, images, links, axe-core results, page weight and typeset
+time; the tests only read the record. Page weights and typeset times go to
 ``test-artifacts/browser/report.json``, summarised at the end of the run.
 """
 
@@ -19,15 +14,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import html.parser
-import http.server
 import json
 import os
 import re
-import shutil
-import subprocess
-import sys
-import tempfile
-import threading
 import time
 import urllib.error
 import urllib.parse
@@ -36,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "test-artifacts" / "browser"
 CHROMIUM = "/usr/bin/chromium"
 # Flags that work headless on these machines; without the networking ones Chromium floods a
@@ -53,7 +42,6 @@ CHROMIUM_ARGS = [
 SCHEMES = {"light": "default", "dark": "slate"}  # emulated colour scheme -> Material's palette
 VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 20_000
-BUILD_FAILED = "<site build failed>"
 
 # Formulas arrive typeset in the HTML (MathJax runs at build, docs_build/typeset.py), so they are
 # ready when the document is parsed: "typeset" is DOMContentLoaded, as performance.now() (ms since
@@ -77,76 +65,7 @@ def raw_tex(text: str) -> list[str]:
     return [text[max(m.start() - 30, 0) : m.end() + 30] for m in RAW_TEX.finditer(text)]
 
 
-# --- the site: built once, served from this process -----------------------------------------------
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
-
-
-class Site:
-    """The site built with ``SITE_URL`` = the address it is served at, on 127.0.0.1."""
-
-    def __init__(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="browser-site-"))
-        self.dir = self.tmp / "site"
-        # Bind first (port 0: a free port, no race), build for that address, then serve.
-        handler = functools.partial(_Quiet, directory=str(self.dir))
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_port}"
-        self.base = self.origin + "/"
-        self.cold = not (ROOT / ".cache").exists()  # no notebook or figure cache yet
-        env = {**os.environ, "SITE_URL": self.base, "NO_MKDOCS_2_WARNING": "1"}
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(self.dir)],
-            cwd=ROOT,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-        self.build_seconds = time.perf_counter() - start
-        self.build_error = None if proc.returncode == 0 else proc.stdout + proc.stderr
-        self.pages = [] if self.build_error else self._discover()
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def _discover(self) -> list[str]:
-        """Every page of the build, as a path relative to the site root ('' is the home page)."""
-        pages = []
-        for index in self.dir.rglob("index.html"):
-            rel = index.parent.relative_to(self.dir)
-            if rel.parts and rel.parts[0] in {"assets", "search"}:
-                continue
-            pages.append("" if rel == Path(".") else rel.as_posix() + "/")
-        return sorted(pages)
-
-    def url(self, path: str) -> str:
-        return self.base + path
-
-    def html(self, path: str) -> str:
-        return (self.dir / path / "index.html").read_text(encoding="utf-8")
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-_SITE: list[Site] = []
-
-
-def get_site() -> Site:
-    """The session's site, built on first use."""
-    if not _SITE:
-        _SITE.append(Site())
-    return _SITE[0]
-
-
-def close_site() -> None:
-    while _SITE:
-        _SITE.pop().close()
-
-
+# --- the pages ------------------------------------------------------------------------------------
 def page_id(path: str) -> str:
     return path.strip("/") or "home"
 
@@ -188,7 +107,7 @@ def anchors(url: str) -> frozenset[str]:
 
 # --- one visit of one page in one scheme ----------------------------------------------------------
 class Recorder:
-    """Everything a page asks for and says, from the moment it is created."""
+    """Everything a page asks for and says, from the moment it is created to ``stop``."""
 
     def __init__(self, page) -> None:
         self.requests: list[tuple[str, str]] = []  # (resource type, url)
@@ -196,23 +115,36 @@ class Recorder:
         self.console: list[str] = []
         self.errors: list[str] = []
         self.in_flight: set = set()
-        page.on("request", self._request)
-        page.on("requestfinished", lambda r: self.in_flight.discard(r))
-        page.on("requestfailed", self._failed)
-        page.on(
-            "response",
-            lambda r: r.status >= 400 and self.failed.append(f"{r.url}: HTTP {r.status}"),
-        )
-        page.on("console", self._console)
-        page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self._mine: set = set()  # (the tab's previous page may still report on its requests)
+        self._page = page
+        self._handlers = {
+            "request": self._request,
+            "requestfinished": lambda r: self.in_flight.discard(r),
+            "requestfailed": self._failed,
+            "response": self._response,
+            "console": self._console,
+            "pageerror": lambda e: self.errors.append(f"pageerror: {e}"),
+        }
+        for event, handler in self._handlers.items():
+            page.on(event, handler)
+
+    def stop(self) -> None:
+        for event, handler in self._handlers.items():
+            self._page.remove_listener(event, handler)
 
     def _request(self, request) -> None:
         self.requests.append((request.resource_type, request.url))
         self.in_flight.add(request)
+        self._mine.add(request)
+
+    def _response(self, response) -> None:
+        if response.status >= 400 and response.request in self._mine:
+            self.failed.append(f"{response.url}: HTTP {response.status}")
 
     def _failed(self, request) -> None:
         self.in_flight.discard(request)
-        self.failed.append(f"{request.url}: {request.failure}")
+        if request in self._mine:
+            self.failed.append(f"{request.url}: {request.failure}")
 
     def _console(self, msg) -> None:
         loc = msg.location or {}
@@ -243,7 +175,6 @@ class Visit:
     figures: list[dict]
     weight: dict
     axe: list[dict]
-    screenshot: Path
 
     @property
     def name(self) -> str:
@@ -269,17 +200,16 @@ class Visit:
             "axe": [
                 {"id": v["id"], "impact": v["impact"], "nodes": len(v["nodes"])} for v in self.axe
             ],
-            "screenshot": self.screenshot.relative_to(ROOT).as_posix(),
         }
 
 
-# Scroll every displayed image into view, one frame at a time (they are loading="lazy"), and
-# wait until each has loaded or failed.
+# Load every displayed image now (they are loading="lazy": a reader scrolling would load them),
+# and wait until each has loaded or failed.
 LOAD_IMAGES = """
 async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const shown = [...document.images].filter((i) => i.checkVisibility());
-  for (const img of shown) { img.scrollIntoView({block: "center"}); await frame(); }
+  for (const img of shown) img.loading = "eager";
   const done = (img) => img.complete ? null : new Promise((r) => {
     img.addEventListener("load", r, {once: true});
     img.addEventListener("error", r, {once: true});
@@ -391,18 +321,53 @@ INSPECT = """
 """
 
 
-class Browser:
-    """One Chromium for the session; one browser context per colour scheme."""
+# Contrast depends on a text's colour, its font and the backgrounds behind it. In code blocks,
+# thousands of tokens and lines share a few such styles, and axe-core checks each one (most of its
+# time). Before axe runs, every piece of code text but the first of each style is hidden (layout
+# kept): axe still meets every pair of colours the page shows, in a fraction of the time.
+KEEP_ONE_TEXT_PER_STYLE = """
+() => {
+  const hasText = (el) => [...el.childNodes].some((n) => n.nodeType === 3 && n.data.trim());
+  const seen = new Set(), same = [];
+  for (const el of [...document.querySelectorAll("pre code *")].filter(hasText)) {
+    const style = getComputedStyle(el);
+    const key = [style.color, style.fontSize, style.fontWeight, style.fontStyle];
+    for (let e = el; e; e = e.parentElement) {
+      const bg = getComputedStyle(e).backgroundColor;
+      if (bg === "rgba(0, 0, 0, 0)") continue;
+      key.push(bg);
+      if (bg.startsWith("rgb(")) break;  // opaque: nothing behind it shows
+    }
+    const id = key.join("|");
+    if (seen.has(id)) same.push(el); else seen.add(id);
+  }
+  for (const el of same) el.style.visibility = "hidden";
+}
+"""
 
-    def __init__(self, site: Site) -> None:
+
+# A page has the same elements in both schemes, only other colours: in the second scheme, axe-core
+# runs the rules that read colours alone.
+AXE_OPTIONS = {
+    "light": {"resultTypes": ["violations"]},
+    "dark": {
+        "resultTypes": ["violations"],
+        "runOnly": {"type": "rule", "values": ["color-contrast", "link-in-text-block"]},
+    },
+}
+
+
+class Chromium:
+    """One headless Chromium, for the thread that starts it (Playwright's objects stay there)."""
+
+    def __init__(self, origin: str) -> None:
         from playwright.sync_api import sync_playwright
 
         if not os.access(CHROMIUM, os.X_OK):
             pytest.fail(f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium package)")
-        self.site = site
+        self.origin = origin
         self._pw = sync_playwright().start()
         self.browser = self._pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        self.contexts = {scheme: self.new_context(scheme) for scheme in SCHEMES}
 
     def new_context(self, scheme: str):
         ctx = self.browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
@@ -411,7 +376,7 @@ class Browser:
         # Nothing may leave 127.0.0.1: such a request is recorded by the page, then refused here
         # (the network is closed anyway; refusing makes it fail at once). Routing also turns off
         # the HTTP cache, so every visit measures the full weight of its page.
-        origin = self.site.origin + "/"
+        origin = self.origin + "/"
         ctx.route(lambda url: not url.startswith(origin), lambda route: route.abort())
         return ctx
 
@@ -420,67 +385,70 @@ class Browser:
         self._pw.stop()
 
 
-class Visits:
-    """Each (page, scheme) visited once per session, on demand."""
+def visit_all(site, scheme: str, paths: list[str], shots: Path | None) -> dict[str, Visit | str]:
+    """Visit each page in one scheme, in a Chromium of this thread: {path: Visit, or the error
+    that stopped the visit}. With ``shots``, save a full-page screenshot of each there."""
+    from axe_playwright_python.sync_playwright import Axe
 
-    def __init__(self, site: Site, browser: Browser) -> None:
-        self.site = site
-        self.browser = browser
-        self.done: dict[tuple[str, str], Visit] = {}
-        from axe_playwright_python.sync_playwright import Axe
-
-        self.axe = Axe()
-
-    def get(self, path: str, scheme: str) -> Visit:
-        if (path, scheme) not in self.done:
-            self.done[path, scheme] = self._visit(path, scheme)
-        return self.done[path, scheme]
-
-    def _visit(self, path: str, scheme: str) -> Visit:
-        page = self.browser.contexts[scheme].new_page()
-        recorder = Recorder(page)
-        url = self.site.url(path)
-        try:
-            page.goto(url, wait_until="load")
+    chromium, axe, done = Chromium(site.origin), Axe(), {}
+    try:
+        # One tab for every page, as a reader's: a new tab per page costs a third more.
+        page = chromium.new_context(scheme).new_page()
+        for path in paths:
             try:
-                page.wait_for_function(
-                    "() => window.__typesetDone !== undefined || window.__typesetError"
-                )
-            except Exception as err:  # recorded: the math test reports it
-                recorder.errors.append(f"MathJax did not finish typesetting: {err}")
-            page.evaluate(LOAD_IMAGES)
-            page.wait_for_load_state("networkidle")
-            data = page.evaluate(INSPECT)
-            # axe last: its script is not the site's, and nothing it does counts as the page's.
-            axe = self.axe.run(page).response["violations"]
-            shot = ARTIFACTS / "screenshots" / f"{page_id(path).replace('/', '-')}-{scheme}.png"
-            page.screenshot(path=str(shot), full_page=True)
-        finally:
-            page.close()
-        return Visit(
-            path=path,
-            scheme=scheme,
-            url=url,
-            recorder=recorder,
-            color_scheme=data["scheme"],
-            typeset_ms=data["typesetDone"],
-            typeset_error=data["typesetError"],
-            math=data["math"],
-            images=data["images"],
-            links=data["links"],
-            figures=data["figures"],
-            weight=data["weight"],
-            axe=[
-                {
-                    "id": v["id"],
-                    "impact": v["impact"],
-                    "help": v["help"],
-                    "nodes": [(n["target"], n["html"][:200]) for n in v["nodes"]],
-                }
-                for v in axe
-            ],
-            screenshot=shot,
-        )
+                done[path] = _visit(page, site.url(path), path, scheme, axe, shots)
+            except Exception as err:  # reported by every test of the visit
+                done[path] = f"visiting {site.url(path)} ({scheme}) failed: {err}"
+    finally:
+        chromium.close()
+    return done
+
+
+def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> Visit:
+    recorder = Recorder(page)
+    try:
+        page.goto(url, wait_until="load")
+        try:
+            page.wait_for_function(
+                "() => window.__typesetDone !== undefined || window.__typesetError"
+            )
+        except Exception as err:  # recorded: the math test reports it
+            recorder.errors.append(f"MathJax did not finish typesetting: {err}")
+        live = LivePage(page, recorder)
+        live.load_images()
+        live.settle()
+        data = live.inspect()
+        if shots:
+            name = f"{page_id(path).replace('/', '-')}-{scheme}.png"
+            page.screenshot(path=shots / name, full_page=True)
+        # axe last: its script is not the site's, and nothing it does counts as the page's.
+        page.evaluate(KEEP_ONE_TEXT_PER_STYLE)
+        violations = axe.run(page, options=AXE_OPTIONS[scheme]).response["violations"]
+    finally:
+        recorder.stop()
+    return Visit(
+        path=path,
+        scheme=scheme,
+        url=url,
+        recorder=recorder,
+        color_scheme=data["scheme"],
+        typeset_ms=data["typesetDone"],
+        typeset_error=data["typesetError"],
+        math=data["math"],
+        images=data["images"],
+        links=data["links"],
+        figures=data["figures"],
+        weight=data["weight"],
+        axe=[
+            {
+                "id": v["id"],
+                "impact": v["impact"],
+                "help": v["help"],
+                "nodes": [(n["target"], n["html"][:200]) for n in v["nodes"]],
+            }
+            for v in violations
+        ],
+    )
 
 
 @dataclasses.dataclass
@@ -509,9 +477,9 @@ class LivePage:
 
 
 # --- report ---------------------------------------------------------------------------------------
-def write_report(site: Site, visits: Visits) -> list[str]:
+def write_report(site, visits: list[Visit]) -> list[str]:
     """Write report.json; return a short summary for the terminal."""
-    records = [v.record() for v in visits.done.values()]
+    records = [v.record() for v in visits]
     if not records:
         return []
     heaviest = max(records, key=lambda r: r["weight_bytes"])
@@ -522,8 +490,7 @@ def write_report(site: Site, visits: Visits) -> list[str]:
         "visits": len(records),
         "requests": sum(r["requests"] for r in records),
         "hosts": sorted({h for r in records for h in r["hosts"]}),
-        "build_seconds": round(site.build_seconds, 1),
-        "build_cold": site.cold,
+        "build_seconds": round(site.build.seconds, 1),
         "largest_page": {"page": heaviest["page"], "bytes": heaviest["weight_bytes"]},
         "slowest_typeset": slowest and {"page": slowest["page"], "ms": slowest["typeset_ms"]},
         "axe_violations": sorted({f"{a['id']} ({a['impact']})" for r in records for a in r["axe"]}),
@@ -534,8 +501,7 @@ def write_report(site: Site, visits: Visits) -> list[str]:
 
     lines = [
         f"{summary['pages']} pages x {len(SCHEMES)} schemes, {summary['requests']} requests "
-        f"to {', '.join(summary['hosts'])}; site built in {summary['build_seconds']} s"
-        f"{' (cold)' if site.cold else ''}",
+        f"to {', '.join(summary['hosts'])}; site built in {summary['build_seconds']} s",
         f"{'page':<46} {'scheme':<6} {'requests':>8} {'weight':>10} {'typeset':>9} {'formulas':>8}",
     ]
     for r in sorted(records, key=lambda r: (r["page"], r["scheme"])):

@@ -1,8 +1,6 @@
-"""The strict build of the real site, and checks on the HTML it produces.
-
-The build runs once for this module (``site_fixtures.shared_build``, shared with any other test
-module of the same run that needs a built site).
-"""
+"""The strict build of the real site, and checks on the HTML it produces (the run's one build,
+the ``site`` fixture of ``conftest.py``). A strict build that warned still wrote the whole site
+(MkDocs aborts at the very end), so these checks run on it all the same."""
 
 from __future__ import annotations
 
@@ -16,23 +14,14 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 import yaml
-from site_fixtures import ROOT, Build, shared_build
 
+ROOT = Path(__file__).resolve().parents[2]
 VENDOR_LIMIT = 2_000_000  # bytes: MathJax's tex-chtml.js and its woff-v2 fonts (issue 3)
 
 
 @pytest.fixture(scope="module")
-def build() -> Build:
-    return shared_build()
-
-
-@pytest.fixture(scope="module")
-def site(build: Build) -> Path:
-    # A strict build that warned still wrote the whole site (mkdocs aborts at the very end), so
-    # these checks run on it; test_strict_build_passes_without_warnings reports the warnings.
-    if not (build.site / "index.html").is_file():
-        pytest.fail(f"mkdocs wrote no site (exit {build.returncode}):\n{build.log[-3000:]}")
-    return build.site
+def built(site) -> Path:
+    return site.dir
 
 
 def pages(site: Path) -> list[Path]:
@@ -152,46 +141,46 @@ def is_external(url: str) -> bool:
 
 
 # --- the build ------------------------------------------------------------------------------------
-def test_strict_build_passes_without_warnings(build: Build):
-    assert build.returncode == 0, build.log
-    assert build.warnings == [], build.log
+def test_strict_build_passes_without_warnings(site):
+    assert site.build.returncode == 0, site.build.log
+    assert site.build.warnings == [], site.build.log
 
 
-def test_every_nav_page_is_built(site: Path):
+def test_every_nav_page_is_built(built: Path):
     files = nav_files()
     assert "index.md" in files
-    missing = [f for f in files if not (site / built_page(f)).is_file()]
+    missing = [f for f in files if not (built / built_page(f)).is_file()]
     assert missing == [], f"nav entries without a built page: {missing}"
 
 
-def test_no_include_left_unexpanded(site: Path):
+def test_no_include_left_unexpanded(built: Path):
     # Text as a reader sees it: tags stripped (highlighting splits `--8<--` into spans).
     left = [
-        url_of(site, page)
-        for page in pages(site)
+        url_of(built, page)
+        for page in pages(built)
         if "--8<--" in html.unescape(re.sub(r"<[^>]+>", "", page.read_text()))
     ]
     assert left == [], f"pages showing a raw --8<-- include line: {left}"
 
 
-def test_every_page_has_the_build_stamp(site: Path):
+def test_every_page_has_the_build_stamp(built: Path):
     torch_version = importlib.metadata.version("torch")
     encoder_version = importlib.import_module("encoder").__version__
     stamp = re.compile(r'<div class="build-stamp" data-build-stamp>(.*?)</div>', re.DOTALL)
     bad = []
-    for page in pages(site):
+    for page in pages(built):
         match = stamp.search(page.read_text())
         text = " ".join(match[1].split()) if match else ""
         if f"torch {torch_version}," not in text or f"encoder {encoder_version}," not in text:
-            bad.append(url_of(site, page))
+            bad.append(url_of(built, page))
     assert bad == [], f"pages without a build stamp naming torch {torch_version}: {bad}"
 
 
 # --- offline ------------------------------------------------------------------------------------
-def test_pages_load_nothing_from_another_host(site: Path):
+def test_pages_load_nothing_from_another_host(built: Path):
     external = {
-        f"{url_of(site, page)}: {url}"
-        for page in pages(site)
+        f"{url_of(built, page)}: {url}"
+        for page in pages(built)
         for url in parse(page).loads
         if is_external(url)
     }
@@ -231,45 +220,45 @@ def code_of(path: Path) -> str:
     return text
 
 
-def test_no_cdn_or_font_host_in_any_built_file(site: Path):
+def test_no_cdn_or_font_host_in_any_built_file(built: Path):
     found = set()
-    for path in site.rglob("*"):
+    for path in built.rglob("*"):
         if path.suffix not in (".html", ".js", ".mjs", ".css", ".svg"):
             continue
-        rel = path.relative_to(site)
+        rel = path.relative_to(built)
         for match in CDN.finditer(code_of(path)):
             if not any(rel.match(glob) and match[0].startswith(p) for glob, p in INERT):
                 found.add(f"{rel.as_posix()}: {match[0]}")
     assert found == set()
 
 
-def test_no_mermaid_diagram(site: Path):
+def test_no_mermaid_diagram(built: Path):
     # The Mermaid loaders allowed in INERT fetch from a CDN as soon as a page has a diagram.
     with_mermaid = [
-        url_of(site, page)
-        for page in pages(site)
+        url_of(built, page)
+        for page in pages(built)
         if re.search(r'class="[^"]*\b(?:mermaid|jp-Mermaid)\b', page.read_text())
     ]
     assert with_mermaid == [], "a Mermaid diagram needs Mermaid vendored, not loaded from a CDN"
 
 
-def test_repository_facts_are_not_fetched(site: Path):
+def test_repository_facts_are_not_fetched(built: Path):
     # Material fetches stars and forks from api.github.com for data-md-component="source".
     fetching = [
-        url_of(site, page)
-        for page in pages(site)
+        url_of(built, page)
+        for page in pages(built)
         if 'data-md-component="source"' in page.read_text()
     ]
     assert fetching == []
 
 
-def test_mathjax_is_vendored_and_small(site: Path):
-    vendor = site / "assets" / "vendor"
+def test_mathjax_is_vendored_and_small(built: Path):
+    vendor = built / "assets" / "vendor"
     assert (vendor / "mathjax" / "tex-chtml.js").is_file()
     assert list((vendor / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
     size = sum(p.stat().st_size for p in vendor.rglob("*") if p.is_file())
     assert size < VENDOR_LIMIT, f"assets/vendor is {size / 1e6:.2f} MB"
-    for page in pages(site):
+    for page in pages(built):
         scripts = [urlsplit(url).path for url in parse(page).loads]
         assert any(s.endswith("assets/vendor/mathjax/tex-chtml.js") for s in scripts), page
 
@@ -278,19 +267,19 @@ def test_mathjax_is_vendored_and_small(site: Path):
 FIGURE = re.compile(r"(?:^|/)figures/(?P<name>[\w-]+?)(?P<dark>-dark)?\.svg$")
 
 
-def test_every_figure_exists_light_and_dark_with_alt_and_caption(site: Path):
+def test_every_figure_exists_light_and_dark_with_alt_and_caption(built: Path):
     referenced: set[str] = set()
     problems = []
-    for page in pages(site):
+    for page in pages(built):
         parsed = parse(page)
-        page_url = url_of(site, page)
+        page_url = url_of(built, page)
         for img in parsed.images:
             src = urlsplit(img.get("src") or "").path
             match = FIGURE.search(src)
             if not match:
                 continue
             referenced.add(match["name"])
-            if not (site / urljoin(page_url, src)).is_file():
+            if not (built / urljoin(page_url, src)).is_file():
                 problems.append(f"{page_url}: {src} is not in the build")
             if not (img.get("alt") or "").strip():
                 problems.append(f"{page_url}: {src} has no alt text")
@@ -300,7 +289,7 @@ def test_every_figure_exists_light_and_dark_with_alt_and_caption(site: Path):
                     problems.append(f"{page_url}: a figure without a caption")
     for name in sorted(referenced):
         for variant in (f"{name}.svg", f"{name}-dark.svg"):
-            path = site / "figures" / variant
+            path = built / "figures" / variant
             if not path.is_file() or "<svg" not in path.read_text():
                 problems.append(f"figures/{variant} is missing or not an SVG")
     assert referenced, "no page shows a figure: this test would check nothing"
@@ -308,11 +297,11 @@ def test_every_figure_exists_light_and_dark_with_alt_and_caption(site: Path):
 
 
 # --- API reference --------------------------------------------------------------------------------
-def test_api_shape_sections_keep_their_lines(site: Path):
+def test_api_shape_sections_keep_their_lines(built: Path):
     """Every ``Shape:`` section of a public docstring is a code block, one tensor per line."""
     import encoder
 
-    api = (site / "api" / "index.html").read_text()
+    api = (built / "api" / "index.html").read_text()
     blocks = re.findall(r"<details class=\"shape\"[^>]*>(.*?)</details>", api, re.DOTALL)
     with_shape = [
         name for name in encoder.__all__ if "Shape:" in (getattr(encoder, name).__doc__ or "")

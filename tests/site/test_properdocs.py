@@ -6,17 +6,22 @@ same theme, plugins and hooks (``properdocs build`` / ``properdocs serve`` in pl
 ``mkdocs build`` / ``mkdocs serve``). These tests keep that way out open: both tools build the
 site strictly from the same tree, and the pages must match, apart from the generator tag and the
 build stamp's time.
+
+ProperDocs builds on the cache of the run's MkDocs build, so these tests also show that a warm
+build, which shows every fence's output from the cache, makes the same pages as a cold one.
 """
 
 from __future__ import annotations
 
 import difflib
 import html
+import json
 import re
 from pathlib import Path
 
 import pytest
-from site_fixtures import SHARED_SITE_URL, build_site, shared_build
+
+from docs_build.run import Build
 
 GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
 STAMP_TIME = re.compile(r"Built \d{4}-\d\d-\d\d \d\d:\d\d UTC")
@@ -25,21 +30,24 @@ TAG = re.compile(r"<[^>]+>")
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The site built by each tool; fails with the log of a build that did not pass.
+def properdocs(site) -> Build:
+    """``properdocs build --strict`` with the environment (SITE_URL, cache) of the run's build."""
+    return site.start_properdocs().wait()
 
-    The MkDocs side is the test run's shared build (``site_fixtures``), made with the same
-    command and ``SITE_URL``.
-    """
-    dest = tmp_path_factory.mktemp("properdocs") / "site"
-    builds = {
-        "mkdocs": shared_build(),
-        "properdocs": build_site(dest, env={"SITE_URL": SHARED_SITE_URL}, tool="properdocs"),
-    }
-    for tool, build in builds.items():
+
+@pytest.fixture(scope="module")
+def sites(site, properdocs: Build) -> dict[str, Path]:
+    """The site built by each tool; fails with the log of a build that did not pass."""
+    for tool, build in (("mkdocs", site.build), ("properdocs", properdocs)):
         if build.returncode != 0:
             pytest.fail(f"{tool} build --strict exited {build.returncode}:\n{build.log}")
-    return {tool: build.site for tool, build in builds.items()}
+    return {"mkdocs": site.dir, "properdocs": properdocs.site}
+
+
+def test_properdocs_ran_no_fence_again(site, sites):
+    record = json.loads((site.cache / "fences" / "record.json").read_text())["pages"]
+    fences = [fence for page in record.values() for fence in page["fences"]]
+    assert fences and {fence["status"] for fence in fences} == {"cached"}
 
 
 def _pages(site: Path) -> list[str]:

@@ -1,8 +1,8 @@
 """Every page of the built site in headless Chromium, in the light and the dark scheme.
 
-The pages and their visits come from ``conftest.py`` (built once, served on 127.0.0.1, each page
-visited once per scheme); these tests read the visit records. Then three tests drive a live page:
-search, instant navigation, and the palette toggle.
+The pages and their visits come from ``conftest.py`` (the run's build, served on 127.0.0.1,
+each page visited once per scheme); these tests read the visit records. Then three tests drive a
+live page: search, instant navigation, and the palette toggle.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import urllib.parse
 import xml.etree.ElementTree as ET
 
 import pytest
-from browsing import ARTIFACTS, SCHEMES, anchors, fetch
+from browsing import SCHEMES, anchors, fetch
 
 MIN_CONTRAST = 4.5  # WCAG AA for body text; formulas are text
 
@@ -80,7 +80,6 @@ def test_figures_follow_the_scheme(visit):
     assert visit.color_scheme == SCHEMES[visit.scheme], (
         f"{visit.name}: data-md-color-scheme is {visit.color_scheme!r}"
     )
-    assert visit.screenshot.stat().st_size > 0
     variants = [i["src"] for i in visit.images if re.search(r"#only-(light|dark)$", i["src"] or "")]
     light = sorted(s.removesuffix(".svg#only-light") for s in variants if s.endswith("#only-light"))
     dark = sorted(
@@ -109,7 +108,7 @@ def test_accessibility(visit):
 
 # --- every page -----------------------------------------------------------------------------------
 def test_internal_links_and_anchors_resolve(site, visits, page_path):
-    visit = visits.get(page_path, "light")
+    visit = visits[page_path, "light"]
     broken = []
     for href in sorted(set(visit.links)):
         if not href.startswith(site.base):
@@ -159,7 +158,7 @@ def _shared_segments(a: str, b: str) -> int:
 
 
 def _pages_with_math(site, visits) -> list[str]:
-    return [p for p in site.pages if p and visits.get(p, "light").math["containers"] > 0]
+    return [p for p in site.pages if p and visits[p, "light"].math["containers"] > 0]
 
 
 def test_instant_navigation_typesets(site, visits, live_page, find_raw_tex):
@@ -191,7 +190,7 @@ def test_instant_navigation_typesets(site, visits, live_page, find_raw_tex):
         url, name = site.url(path), path or "home"
         if page.evaluate(find, url) is None:
             # Load a page that links to it, nearest in the tree first (same language).
-            sources = [p for p in site.pages if p != path and url in visits.get(p, "light").links]
+            sources = [p for p in site.pages if p != path and url in visits[p, "light"].links]
             sources.sort(key=lambda p: -_shared_segments(p, path))
             for source in sources:
                 load(source)
@@ -210,7 +209,7 @@ def test_instant_navigation_typesets(site, visits, live_page, find_raw_tex):
         else:  # in a collapsed section or a menu: Material handles the click event the same
             link.dispatch_event("click")
         page.wait_for_url(url)
-        expected = visits.get(path, "light").math["containers"]
+        expected = visits[path, "light"].math["containers"]
         page.wait_for_function(  # the new page is in, and typeset
             "n => document.querySelector('.md-content') !== window.__oldContent && "
             "document.querySelectorAll('mjx-container').length >= n && [...document"
@@ -236,7 +235,7 @@ def _figure_page(site, visits) -> str:
     with_figures = [
         p
         for p in site.pages
-        if any("#only-dark" in (i["src"] or "") for i in visits.get(p, "light").images)
+        if any("#only-dark" in (i["src"] or "") for i in visits[p, "light"].images)
     ]
     if "positional-encoding/" in with_figures:
         return "positional-encoding/"
@@ -251,10 +250,7 @@ def test_palette_toggle_switches_scheme_and_figures(site, visits, live_page, fin
     scheme = "() => document.body.getAttribute('data-md-color-scheme')"
     toggle = page.locator('form[data-md-component="palette"] label').filter(visible=True)
 
-    for want, variant, shot in (
-        ("slate", "-dark.svg#only-dark", "toggle-dark.png"),
-        ("default", ".svg#only-light", "toggle-light.png"),
-    ):
+    for want, variant in (("slate", "-dark.svg#only-dark"), ("default", ".svg#only-light")):
         before = page.evaluate(scheme)
         assert before != want
         toggle.first.click()
@@ -271,5 +267,4 @@ def test_palette_toggle_switches_scheme_and_figures(site, visits, live_page, fin
         assert not find_raw_tex(math["text"])
         if math["min_contrast"] is not None:
             assert math["min_contrast"] >= MIN_CONTRAST, f"{want}: formulas hard to read"
-        page.screenshot(path=str(ARTIFACTS / "screenshots" / shot), full_page=True)
     _no_errors(live_page)

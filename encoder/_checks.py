@@ -1,0 +1,84 @@
+"""Checks of arguments at the boundary of the package's classes and functions.
+
+Each raises TypeError for a value of the wrong kind and ValueError for a value out of
+range, with the argument's name and the value in the message, before any computation.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import torch
+
+
+def integer(name: str, value: object) -> None:
+    """An int (numpy's too); a bool is not one."""
+    if not isinstance(value, numbers.Integral) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__} {value!r}")
+
+
+def positive_ints(**values: object) -> None:
+    """Each value is an int >= 1 (sizes, counts)."""
+    for name, value in values.items():
+        integer(name, value)
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+
+
+def probability(name: str, value: object) -> None:
+    """A real number in [0, 1] (a dropout probability)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
+    if not 0.0 <= value <= 1.0:  # also False for NaN
+        raise ValueError(f"{name} must be in [0, 1], got {value}")
+
+
+def positive_float(name: str, value: object) -> None:
+    """A finite real number > 0 (an epsilon)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
+    if not 0.0 < value < math.inf:
+        raise ValueError(f"{name} must be positive and finite, got {value}")
+
+
+def bools(**values: object) -> None:
+    """Each value is True or False (a flag); 1 or "yes" are refused, not guessed."""
+    for name, value in values.items():
+        if not isinstance(value, bool):
+            kind = type(value).__name__
+            raise TypeError(f"{name} must be a bool, got {kind} {value!r}")
+
+
+def instance(name: str, value: object, cls: type) -> None:
+    """``value`` is a ``cls`` (the module ``from_torch`` copies, say)."""
+    if not isinstance(value, cls):
+        raise TypeError(f"{name} must be a {cls.__name__}, got {type(value).__name__}")
+
+
+def tensor(
+    name: str,
+    x: object,
+    shape: tuple[int | str, ...] | None = None,
+    ids: bool = False,
+) -> None:
+    """``x`` is a tensor of floats (of int64/int32 token ids with ``ids=True``) of
+    ``shape``: ints are sizes that must match, strings name free sizes, and a leading
+    "..." allows any number of leading dimensions, e.g. ("B", "T", 16) or ("...", 16).
+    """
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor, got {type(x).__name__}")
+    if ids and x.dtype not in (torch.int64, torch.int32):
+        raise TypeError(f"{name} must be int64 or int32 token ids, got {x.dtype}")
+    if not ids and not x.is_floating_point():
+        raise TypeError(f"{name} must be a floating-point tensor, got {x.dtype}")
+    if shape is None:
+        return
+    fixed = shape[1:] if shape[0] == "..." else shape
+    n = len(fixed)
+    ok = x.dim() >= n if shape[0] == "..." else x.dim() == n
+    if not ok or any(
+        isinstance(s, int) and x.size(i - n) != s for i, s in enumerate(fixed)
+    ):
+        want = ", ".join(str(s) for s in shape)
+        raise ValueError(f"{name} must have shape ({want}), got {tuple(x.shape)}")
