@@ -10,15 +10,14 @@ screen readers) and returns the page with the formulas replaced and, at its end,
 MathJax runs in Node (``docs_build/mathjax.mjs``, package ``mathjax-full`` from npm, installed
 into ``node_modules/`` by ``make``): one process per build, or per ``mkdocs serve`` session,
 started on the first page whose formulas are not in the cache. Results are cached per page
-under ``.cache/mathjax/``, keyed by the page's formulas, the script and the npm lock file, so a
-rebuild of an unchanged page starts no Node at all.
+(``docs_build.cache``: ``.cache/mathjax/``), keyed by ``package_hash`` of the page's formulas,
+the script and the npm lock file, so a rebuild of an unchanged page starts no Node at all.
 """
 
 from __future__ import annotations
 
 import atexit
 import dataclasses
-import hashlib
 import html as htmllib
 import json
 import os
@@ -28,10 +27,10 @@ import subprocess
 import threading
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from docs_build.cache import ROOT, cache_dir, package_hash
+
 SCRIPT = Path(__file__).with_suffix(".mjs")
 LOCK = ROOT / "package-lock.json"
-CACHE = ROOT / ".cache" / "mathjax"
 NODE_MODULES = ROOT / "node_modules"
 
 Math = list[tuple[str, bool]]  # (TeX, display) for each formula of a page, in order
@@ -63,7 +62,7 @@ class _Node:
             raise MathJaxError("node is not on PATH: the build typesets formulas with MathJax")
         if not (NODE_MODULES / "mathjax-full").is_dir():
             raise MathJaxError(
-                "node_modules/mathjax-full is missing: run `make node_modules` "
+                "node_modules/mathjax-full is missing: run `make node_modules/.installed` "
                 "(npm ci, from package-lock.json)"
             )
         self.proc = subprocess.Popen(
@@ -109,11 +108,7 @@ _NODE = _Node()
 
 
 def _key(*parts: str) -> str:
-    digest = hashlib.sha256(SCRIPT.read_bytes())
-    digest.update(LOCK.read_bytes() if LOCK.exists() else b"")
-    for part in parts:
-        digest.update(part.encode())
-    return digest.hexdigest()[:24]
+    return package_hash(SCRIPT, LOCK, *parts)
 
 
 def _cached(path: Path, compute) -> dict:
@@ -136,7 +131,7 @@ def typeset(math: Math) -> Typeset:
         reply = _NODE.request(math)
         return {"html": reply["html"], "defs": reply["defs"], "errors": reply["errors"]}
 
-    value = _cached(CACHE / f"{_key(json.dumps(math))}.json", compute)
+    value = _cached(cache_dir("mathjax") / f"{_key(json.dumps(math))}.json", compute)
     return Typeset(value["html"], value["defs"], value["errors"])
 
 
@@ -148,7 +143,7 @@ def stylesheet() -> str:
             _NODE.request([])
         return {"css": _NODE.css}
 
-    css = _cached(CACHE / f"css-{_key()}.json", compute)["css"]
+    css = _cached(cache_dir("mathjax") / f"css-{_key()}.json", compute)["css"]
     css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
     return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
 

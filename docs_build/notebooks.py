@@ -26,9 +26,10 @@ from urllib.parse import urljoin, urlsplit
 
 from mkdocs.structure.files import File, Files
 
+from docs_build.fences import RUNS
+
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)\s*$")
-EXEC = re.compile(r"""\bexec=["']?(?:on|1|true|yes)\b""")
 LANGUAGE = re.compile(r"^\{?\s*\.?(?P<lang>[\w+-]+)")
 CONTAINER = re.compile(
     r'^(?:!!!|\?\?\?\+?|===)\s*(?:(?P<kind>[\w-]+)\s*)?(?:"(?P<title>[^"]*)")?\s*$'
@@ -107,7 +108,7 @@ def page_cells(markdown: str, *, link) -> list[tuple[str, str]]:
             )
             lang = LANGUAGE.match(info)
             lang = lang["lang"] if lang else ""
-            if lang in {"python", "py", "python3"} and EXEC.search(info):
+            if lang in {"python", "py", "python3"} and RUNS.search(info):
                 flush()
                 cells.append(("code", body.strip("\n")))
             else:
@@ -211,7 +212,7 @@ def on_files(files: Files, config) -> Files:
         if not file.src_uri.endswith(".md") or file.abs_src_path is None:
             continue
         text = Path(file.abs_src_path).read_text(encoding="utf-8")
-        if not EXEC.search(text) and "--8<--" not in text:
+        if not RUNS.search(text) and "--8<--" not in text:
             continue
         cells = page_cells(expand_snippets(text, config), link=_linker(file, files, config))
         if not any(kind == "code" for kind, _ in cells):

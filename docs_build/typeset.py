@@ -10,15 +10,10 @@ a page reached that way gets it too. No MathJax runs in the browser.
 from __future__ import annotations
 
 import logging
-import sys
-from pathlib import Path
 
 from mkdocs.plugins import event_priority
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))  # the hook runs before `docs_build` is importable
-
-from docs_build import mathjax  # noqa: E402  (imported once per process: Node stays up)
+from docs_build import mathjax  # imported once per process: Node stays up
 
 log = logging.getLogger("mkdocs.hooks.typeset")
 

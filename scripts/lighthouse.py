@@ -34,6 +34,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from docs_build.run import Build
+
 ROOT = Path(__file__).resolve().parent.parent
 NPM_DIR = ROOT / "scripts" / "lighthouse"
 BIN = NPM_DIR / "node_modules" / ".bin"
@@ -49,9 +51,7 @@ def npm_install() -> None:
 
 
 def build(dest: Path, site_url: str) -> None:
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_url}
-    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(dest)]
-    subprocess.run(cmd, cwd=ROOT, env=env, check=True, capture_output=True)
+    Build(dest, env={"SITE_URL": site_url}).check()
 
 
 def pages_of(site: Path) -> list[str]:

@@ -8,6 +8,8 @@ pages already, since they take every page of the build.
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 SWITCHER = "() => [...document.querySelectorAll('a.md-select__link')].map(a => a.href)"
@@ -57,6 +59,12 @@ def test_search_in_each_language(site, live_page, home, query, target, index):
     wrong = [u for u in found if (other and other in u) or (other is None and "/zh/" not in u)]
     assert wrong == [], f"searching {query!r} found pages of the other language: {wrong}"
     assert _index_requests(live_page) == [site.url(index)]
+    # The result snippets are the pages' words: no TeX, no copy button's label.
+    snippets = page.evaluate(
+        "() => [...document.querySelectorAll('.md-search-result__article')].map(a => a.innerText)"
+    )
+    leaked = [s[:80] for s in snippets if re.search(r"Copied!|已复制|\\[()\[\]]|\$\$", s)]
+    assert leaked == [], f"searching {query!r}: snippets with TeX or button labels: {leaked}"
     _clean(live_page)
 
 
