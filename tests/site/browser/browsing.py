@@ -174,6 +174,7 @@ class Visit:
     links: list[str]
     figures: list[dict]
     weight: dict
+    layout: dict  # "overflowing" code boxes, "split_names" in tables
     axe: list[dict]
 
     @property
@@ -303,6 +304,20 @@ INSPECT = """
       shown: [...f.querySelectorAll("img")].filter(visible).map((i) => i.getAttribute("src")),
     }));
 
+  // Code and outputs that scroll sideways (their end hidden), and names in a table's code split
+  // over two lines (extra.css wraps long lines at spaces and keeps a table's names whole).
+  const longest = (e) => e.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a));
+  const layout = {
+    overflowing: [...document.querySelectorAll(".md-typeset pre > code, .jupyter-wrapper pre")]
+      .filter(visible)
+      .filter((e) => e.scrollWidth > e.clientWidth + 1)
+      .map((e) => longest(e).trim().slice(0, 100)),
+    split_names: [...document.querySelectorAll(".md-typeset td code, .md-typeset th code")]
+      .filter(visible)
+      .filter((e) => e.getClientRects().length > 1)
+      .map((e) => e.textContent),
+  };
+
   const entries = [
     ...performance.getEntriesByType("navigation"),
     ...performance.getEntriesByType("resource"),
@@ -315,7 +330,7 @@ INSPECT = """
     scheme: document.body.getAttribute("data-md-color-scheme"),
     typesetDone: window.__typesetDone ?? null,
     typesetError: window.__typesetError ?? null,
-    math, images, links, figures, weight,
+    math, images, links, figures, weight, layout,
   };
 }
 """
@@ -439,6 +454,7 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
         links=data["links"],
         figures=data["figures"],
         weight=data["weight"],
+        layout=data["layout"],
         axe=[
             {
                 "id": v["id"],
