@@ -106,9 +106,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 # markdown-exec renders `result="text"` as a text block even when the code printed nothing.
 EMPTY_RESULT = re.compile(
-    r'<div class="language-text highlight"><pre><span></span><code>'
-    r'<span id="__span-\d+-1"><a id="__codelineno-\d+-1" name="__codelineno-\d+-1" '
-    r'href="#__codelineno-\d+-1"></a>\n</span></code></pre></div>'
+    r'<div class="language-text highlight"><pre><span></span><code>\n</code></pre></div>'
 )
 
 

@@ -70,36 +70,12 @@ def norm_axes(theme):
         ax.set_axis_off()
         ax.set_title(title, y=0.98)
         label = {"color": theme["fg"], "fontsize": 9.5}
-        ax.text(
-            D / 2,
-            -0.3,
-            -0.55,
-            text(theme, "features  d", "特征  d"),
-            zdir="x",
-            ha="center",
-            va="top",
-            **label,
-        )
-        ax.text(
-            -0.4,
-            -0.2,
-            T / 2,
-            text(theme, "sequence  T", "序列  T"),
-            zdir="z",
-            ha="center",
-            va="bottom",
-            **label,
-        )
-        ax.text(
-            D + 0.35,
-            B / 2,
-            -0.35,
-            text(theme, "batch  B", "批次  B"),
-            zdir="y",
-            ha="center",
-            va="top",
-            **label,
-        )
+        for xyz, words, zdir, va in (
+            ((D / 2, -0.3, -0.55), ("features  d", "特征  d"), "x", "top"),
+            ((-0.4, -0.2, T / 2), ("sequence  T", "序列  T"), "z", "bottom"),
+            ((D + 0.35, B / 2, -0.35), ("batch  B", "批次  B"), "y", "top"),
+        ):
+            ax.text(*xyz, text(theme, *words), zdir=zdir, ha="center", va=va, **label)
     from matplotlib.patches import Patch
 
     fig.legend(
