@@ -306,7 +306,7 @@ INSPECT = """
 
   // Code and outputs that scroll sideways (their end hidden), and names in a table's code split
   // over two lines (extra.css wraps long lines at spaces and keeps a table's names whole).
-  const longest = (e) => e.textContent.split("\n").reduce((a, b) => (b.length > a.length ? b : a));
+  const longest = (e) => e.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a));
   const layout = {
     overflowing: [...document.querySelectorAll(".md-typeset pre > code, .jupyter-wrapper pre")]
       .filter(visible)
