@@ -16,6 +16,14 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e . --group dev
 	touch $@
 
+# MathJax typesets every formula at build, in Node (docs_build/mathjax.mjs): mathjax-full from
+# npm, at the version package-lock.json pins, into node_modules/.
+NODE_STAMP := node_modules/.installed
+$(NODE_STAMP): package.json package-lock.json
+	@command -v npm >/dev/null || { echo "make: Node.js and npm are needed to build the site (MathJax at build)"; exit 1; }
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
 # Debian's Chromium for the browser tests (Playwright never downloads one), and a CJK font so
 # the screenshots of the Chinese pages show characters, not boxes.
 chromium:
@@ -28,13 +36,13 @@ chromium:
 # --dirty: an edit rebuilds only the edited page (and the API reference, for cross-references),
 # with the outputs of its code fences from .cache/ when their code did not change: about 1.5 s.
 # A change to encoder/ rebuilds every page; restart serve after changing docs_build/.
-serve: $(STAMP)
+serve: $(STAMP) $(NODE_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
-build: $(STAMP)
+build: $(STAMP) $(NODE_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-test: $(STAMP) chromium
+test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest $(PYTEST_FLAGS)
@@ -43,4 +51,4 @@ bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_encoder_layer.py
 
 clean:
-	rm -rf $(VENV) site .cache
+	rm -rf $(VENV) site .cache node_modules

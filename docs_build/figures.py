@@ -2,8 +2,12 @@
 
 Each module of ``plots/`` ends with ``FIGURES = {name: draw}``, where ``draw(theme)`` returns a
 matplotlib figure in a colour theme; ``render_all`` turns every drawing, and every SVG source in
-``diagrams/``, into a light and a dark SVG. Drawings are cached (``docs_build.cache``) by the hash
-of the package, of the drawings' code and of matplotlib's version, so ``mkdocs serve`` stays fast.
+``diagrams/``, into a light and a dark SVG. A figure with words is drawn in Chinese too, as
+``NAME-zh`` (the Chinese pages show it): a drawing takes its words from
+``text(theme, english, chinese)`` (``theme["lang"]`` is the language it is drawn for), and a
+diagram from ``diagrams/zh.json``. Drawings are cached (``docs_build.cache``) by the hash of the
+package, of the drawings' code, of matplotlib's version and of the CJK font found, so
+``mkdocs serve`` stays fast.
 """
 
 from __future__ import annotations
@@ -12,8 +16,10 @@ import importlib
 import importlib.metadata
 import io
 import json
+import logging
 import os
 import pkgutil
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -50,6 +56,14 @@ DARK_PALETTE = (
     "--fg:#e2e4e9;--muted:#9da5b4;--box:#2b2f3a;--line:#9da5b4;"
     "--attn:#3949ab;--ffn:#00796b;--norm:#8d6e0f;--emb:#6a1b9a;--accent:#ff8a65;"
 )
+
+ZH = "-zh"  # name suffix of a figure's Chinese version
+# Chinese labels are drawn with a CJK font (its Latin letters too; DejaVu Sans, matplotlib's
+# default, fills in what it lacks); SVG text is written as paths, so readers need no such font.
+CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
+DIAGRAM_WORDS = DIAGRAMS / "zh.json"  # {"English text of a diagram": "its Chinese"}
+
+log = logging.getLogger("mkdocs.figures")
 
 
 def drawings() -> dict[str, Callable]:
@@ -101,28 +115,60 @@ def _cycle(theme: dict):
     return cycler(color=[theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]])
 
 
-def _to_svg(fn: Callable, theme: dict) -> str:
+def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
+    """The drawing as SVG, and whether it has words (it called ``text``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with plt.rc_context(_style(theme)):
+    theme = {**theme, "lang": lang}
+    style = _style(theme)
+    if lang == "zh":
+        # CJK first: mathtext draws the words around a formula in the first font only.
+        style["font.family"] = [*_cjk_fonts(), "DejaVu Sans"]
+    with plt.rc_context(style):
         fig = fn(theme)
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
-    return buf.getvalue()
+    return buf.getvalue(), theme.get("has_words", False)
 
 
 def render(fn: Callable) -> dict[str, str]:
     """{"": light_svg, "-dark": dark_svg} of one drawing ``fn(theme)``, uncached (for figures
     drawn by a page's own code: ``docs_build.published.run_figure``)."""
-    return {suffix: _to_svg(fn, theme) for suffix, theme in THEMES.items()}
+    return {suffix: _to_svg(fn, theme)[0] for suffix, theme in THEMES.items()}
 
 
-def _diagram_variants(path: Path) -> dict[str, str]:
-    light = path.read_text()
+def _cjk_fonts() -> list[str]:
+    from matplotlib import font_manager
+
+    present = {f.name for f in font_manager.fontManager.ttflist}
+    found = [name for name in CJK_FONTS if name in present]
+    if not found:
+        log.warning(
+            "figures: no CJK font for the Chinese figures (%s); install one: "
+            "apt-get install fonts-noto-cjk (`make chromium` does)",
+            ", ".join(CJK_FONTS),
+        )
+    return found
+
+
+def _draw(name: str, fn: Callable) -> dict[str, dict[str, str]]:
+    """{name: {suffix: svg}}, and {name-zh: ...} when the drawing has words."""
+    out, has_words = {}, False
+    for suffix, theme in THEMES.items():
+        out[suffix], words = _to_svg(fn, theme)
+        has_words |= words
+    drawn = {name: out}
+    if has_words:
+        drawn[name + ZH] = {suffix: _to_svg(fn, theme, "zh")[0] for suffix, theme in THEMES.items()}
+    return drawn
+
+
+def _diagram_variants(path: Path, light: str | None = None) -> dict[str, str]:
+    light = path.read_text() if light is None else light
     start, end = light.find(PALETTE_START), light.find(PALETTE_END)
     if start < 0 or end < 0:
         raise ValueError(f"{path} has no {PALETTE_START} ... {PALETTE_END} block")
@@ -130,17 +176,53 @@ def _diagram_variants(path: Path) -> dict[str, str]:
     return {"": light, "-dark": dark}
 
 
+SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")
+
+
+def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
+    """The diagram with the words of its <text> elements in Chinese; None if it has none to
+    translate. A word missing from diagrams/zh.json is reported (and stays English)."""
+    import html
+
+    source, changed, missing = path.read_text(), False, []
+
+    def swap(m: re.Match) -> str:
+        nonlocal changed
+        english = html.unescape(m[2])
+        if english in words:
+            changed = True
+            return m[1] + html.escape(words[english], quote=False) + m[3]
+        # Words to translate: prose, not code ("h = norm1(x)") and not a name ("LayerNorm").
+        if re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
+            missing.append(english)
+        return m[0]
+
+    chinese = SVG_TEXT.sub(swap, source)
+    if missing:
+        log.warning("figures: %s: no Chinese in %s for %s", path.name, DIAGRAM_WORDS.name, missing)
+    return chinese if changed else None
+
+
 def render_all() -> dict[str, dict[str, str]]:
-    """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram."""
-    out = {path.stem: _diagram_variants(path) for path in sorted(DIAGRAMS.glob("*.svg"))}
+    """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram (and NAME-zh)."""
+    out = {}
+    words = json.loads(DIAGRAM_WORDS.read_text())
+    for path in sorted(DIAGRAMS.glob("*.svg")):
+        out[path.stem] = _diagram_variants(path)
+        chinese = _diagram_in_chinese(path, words)
+        if chinese is not None:
+            out[path.stem + ZH] = _diagram_variants(path, chinese)
     code = [Path(__file__), *sorted(Path(plots.__file__).parent.glob("*.py"))]  # styles, drawings
-    key = package_hash(importlib.metadata.version("matplotlib"), *code)
+    fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
+    key = package_hash(importlib.metadata.version("matplotlib"), fonts, *code)
     folder = cache_dir("figures")
     cache = folder / f"{key}.json"
     if cache.exists():
         drawn = json.loads(cache.read_text())
     else:
-        drawn = {n: {s: _to_svg(fn, t) for s, t in THEMES.items()} for n, fn in drawings().items()}
+        drawn = {}
+        for name, fn in drawings().items():
+            drawn.update(_draw(name, fn))
         folder.mkdir(parents=True, exist_ok=True)
         tmp = cache.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(drawn))

@@ -61,25 +61,8 @@ def on_config(config):
     return config
 
 
-VENDOR = ROOT / "vendor"  # third-party assets (MathJax), served from the site, not a CDN
-
-
 def on_files(files: Files, config) -> Files:
     _expire_pages(files)
-    # Vendored libraries live outside docs/ (their sources mention CDN addresses they never
-    # load here) and are served under assets/vendor/.
-    for path in sorted(VENDOR.rglob("*")):
-        if path.is_file():
-            rel = path.relative_to(VENDOR).as_posix()
-            files.append(
-                File(
-                    rel,
-                    str(VENDOR),
-                    config.site_dir,
-                    config.use_directory_urls,
-                    dest_uri=f"assets/vendor/{rel}",
-                )
-            )
     for name, variants in figures.render_all().items():
         for suffix, svg in variants.items():
             uri = f"figures/{name}{suffix}.svg"
@@ -123,9 +106,7 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
 
 # markdown-exec renders `result="text"` as a text block even when the code printed nothing.
 EMPTY_RESULT = re.compile(
-    r'<div class="language-text highlight"><pre><span></span><code>'
-    r'<span id="__span-\d+-1"><a id="__codelineno-\d+-1" name="__codelineno-\d+-1" '
-    r'href="#__codelineno-\d+-1"></a>\n</span></code></pre></div>'
+    r'<div class="language-text highlight"><pre><span></span><code>\n</code></pre></div>'
 )
 
 
@@ -135,9 +116,9 @@ def on_page_content(html: str, page, config, files) -> str:
 
 # nbconvert's template (used by mkdocs-jupyter) writes a MathJax 2 loader into every notebook
 # page: an empty <script src=""> (no CDN here) and a script calling MathJax.Hub.Config. Notebook
-# math is typeset by the site's MathJax 3 (assets/javascripts/mathjax-config.js), which has no
-# Hub. Inert on a full load, the snippet runs when instant navigation swaps a notebook page in:
-# "Cannot read properties of undefined (reading 'Config')" (found by tests/site/browser). Drop it.
+# math is typeset at build (docs_build/typeset.py); no MathJax runs in the browser. Inert on a
+# full load, the snippet runs when instant navigation swaps a notebook page in: "Cannot read
+# properties of undefined (reading 'Config')" (found by tests/site/browser). Drop it.
 NBCONVERT_MATHJAX2 = re.compile(
     r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
 )

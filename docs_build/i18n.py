@@ -4,7 +4,9 @@ Layout. ``docs/zh/`` mirrors ``docs/``: ``docs/zh/positional-encoding.md`` trans
 ``docs/positional-encoding.md`` and is served at ``/zh/positional-encoding/``. A Chinese page
 writes its own prose and includes code fences and display formulas from the English page, as
 snippet sections (``--8<-- "docs/positional-encoding.md:table"``), so both languages show the
-same code, outputs and TeX; figures are the same ``figures/NAME.svg``, with Chinese captions.
+same code, outputs and TeX; figures are the same ``figures/NAME.svg``, with Chinese captions, and
+a Chinese page shows ``figures/NAME-zh.svg`` instead where the figure has words (drawn in
+Chinese by ``docs_build/figures.py``).
 
 What this hook adds to one ordinary build (no second build, no other plugin):
 
@@ -153,11 +155,15 @@ class _State:
     english: ClassVar[dict] = {}  # settings a Chinese page swaps out while it renders
     roots: ClassVar[dict[str, str]] = {}  # language -> URL path of its home: "/", "/zh/"
     shared: ClassVar[set[str]] = set()  # English notebooks that are Chinese: shown in both
+    edit_uris: ClassVar[dict[str, str]] = {}  # Chinese notebook -> the source a writer edits
+    notebook_urls: ClassVar[set[str]] = set()  # URLs of the notebook pages (search boost)
 
 
 def on_config(config):
     _State.nav = None
     _State.shared = set()
+    _State.edit_uris = {}
+    _State.notebook_urls = set()
     alternates = config.extra.get("alternate") or []
     if sorted(a.get("lang") for a in alternates) != ["en", LANG]:
         raise ValueError("mkdocs.yml: extra.alternate must list the languages 'en' and 'zh'")
@@ -198,6 +204,7 @@ def on_files(files: Files, config) -> Files:
         _write_if_changed(generated / zh_uri, text)
         zh = File(zh_uri, str(generated), config.site_dir, config.use_directory_urls)
         zh.edit_uri = edit_uri
+        _State.edit_uris[zh_uri] = edit_uri
         files.append(zh)
     return files
 
@@ -236,6 +243,10 @@ def on_nav(nav: Navigation, config, files: Files) -> Navigation:
             page = file.page
             if page.title is None and file.src_uri.endswith(".ipynb"):
                 page.title = _notebook_title(file)
+            if file.src_uri in _State.edit_uris:
+                # mkdocs-jupyter replaced the File added in on_files, losing its edit_uri.
+                file.edit_uri = _State.edit_uris[file.src_uri]
+                page._set_edit_url(config.repo_url, config.edit_uri, config.edit_uri_template)
             page.parent = parent
             pages.append(page)
             return page
@@ -288,10 +299,24 @@ def join_cjk_lines(markdown: str) -> str:
     return "".join([*out, CJK_BREAK.sub("", markdown[at:])])
 
 
+FIGURE = re.compile(r"(?P<path>\]\((?:\.\./)*figures/)(?P<name>[\w-]+)\.svg(?=[\s)])")
+
+
+def _chinese_figures(markdown: str, files: Files) -> str:
+    """figures/NAME.svg -> figures/NAME-zh.svg where the build drew the figure in Chinese."""
+
+    def swap(m: re.Match) -> str:
+        chinese = f"figures/{m['name']}-zh.svg"
+        return f"{m['path']}{m['name']}-zh.svg" if files.get_file_from_path(chinese) else m[0]
+
+    return FIGURE.sub(swap, markdown)
+
+
 @event_priority(50)  # before docs_build/hooks.py turns figure lines into <figure>s
 def on_page_markdown(markdown: str, page: Page, config, files) -> str:
     if not is_zh(page.file.src_uri) or page.file.src_uri.endswith(".ipynb"):
         return markdown
+    markdown = _chinese_figures(markdown, files)
     markdown = join_cjk_lines(_link_untranslated_to_english(markdown, page, files))
     banner = stale_banner(page.file.src_uri, page.meta.get("source_hash"), Path(config.docs_dir))
     if not banner:
@@ -325,6 +350,7 @@ def on_page_content(html: str, page: Page, config, files) -> str:
     """
     if not page.file.src_uri.endswith(".ipynb"):
         return html
+    _State.notebook_urls.add(page.url)
     if page.file.src_uri in _State.shared:
         # The same Chinese notebook is under /zh/ too: search lists it once, there.
         page.meta["search"] = {**(page.meta.get("search") or {}), "exclude": True}
@@ -420,9 +446,63 @@ def _point_switcher_at_page(output: str, url: str) -> str:
     return output
 
 
+NOTEBOOK_BOOST = 0.5  # see split_search_index
+
+
+def split_search_index(index: Path, zh_dir: Path, notebooks: set[str] = frozenset()) -> None:
+    """Material writes one index for the whole site; each language gets its own.
+
+    ``search/search_index.json`` keeps the English pages, ``zh/search/search_index.json``
+    gets the Chinese ones (locations stay relative to the site's root, as Material resolves
+    them), so a reader searches the pages of the language they read. The English index needs
+    no Chinese support in the browser (``lang: [en]``: no lunr.zh, no lunr.multi). Each page
+    fetches its language's index, and only when the reader opens search
+    (``overrides/partials/search-index.html``).
+
+    Two repairs on the way. A notebook page's title is also its first heading, which Material
+    indexes a second time as a section: that section is merged into the page's entry (one
+    hit, not two). And the notebook pages (``notebooks``: their URLs) walk through what the
+    concept pages teach, with the same words in their titles: they get a boost below 1, so a
+    query answered by a concept page ("位置编码", "positional encoding") lists it first.
+    """
+    if not index.exists():
+        return
+    data = json.loads(index.read_text(encoding="utf-8"))
+    docs = _merge_title_sections(data["docs"])
+    for doc in docs:
+        if doc["location"].split("#")[0] in notebooks:
+            doc["boost"] = NOTEBOOK_BOOST
+    english = {**data, "config": {**data["config"], "lang": ["en"]}}
+    english["docs"] = [d for d in docs if not is_zh(d["location"])]
+    chinese = {**data, "docs": [d for d in docs if is_zh(d["location"])]}
+    zh_dir.mkdir(parents=True, exist_ok=True)
+    for path, part in ((index, english), (zh_dir / index.name, chinese)):
+        path.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")), "utf-8")
+
+
+def _merge_title_sections(docs: list[dict]) -> list[dict]:
+    def plain(title: str) -> str:
+        return re.sub(r"[\s\u200b¶]+", "", re.sub(r"<[^>]+>", "", title))
+
+    pages = {d["location"]: d for d in docs if "#" not in d["location"]}
+    out = []
+    for doc in docs:
+        page = pages.get(doc["location"].split("#")[0])
+        if page is not doc and page is not None and plain(doc["title"]) == plain(page["title"]):
+            page["text"] = " ".join(t for t in (page["text"], doc["text"]) if t)
+            continue
+        out.append(doc)
+    return out
+
+
+@event_priority(-100)  # after Material's search plugin has written its index
 def on_post_build(config) -> None:
-    """zh/sitemap.xml: the Chinese pages. Material fetches a sitemap per alternate language."""
+    """zh/sitemap.xml (Material fetches a sitemap per alternate language), and one search
+    index per language."""
     site = Path(config.site_dir)
+    split_search_index(
+        site / "search" / "search_index.json", site / LANG / "search", _State.notebook_urls
+    )
     sitemap = site / "sitemap.xml"
     if not sitemap.exists():
         return

@@ -35,11 +35,15 @@ BUILT = re.compile(r"Documentation built in ([\d.]+) seconds")
 
 def make_copy(dest: Path, worktree: bool) -> None:
     if worktree:
-        ignore = shutil.ignore_patterns(".venv", ".cache", "site", ".git", "test-artifacts")
+        ignore = shutil.ignore_patterns(
+            ".venv", ".cache", "site", ".git", "test-artifacts", "node_modules"
+        )
         shutil.copytree(ROOT, dest, ignore=ignore)
         subprocess.run(["git", "init", "-q"], cwd=dest, check=True)  # the build stamp reads git
     else:
         subprocess.run(["git", "clone", "-q", str(ROOT), str(dest)], check=True)
+    if (ROOT / "node_modules").is_dir():  # MathJax for the build (make's `npm ci`), shared
+        (dest / "node_modules").symlink_to(ROOT / "node_modules")
 
 
 class Serve:

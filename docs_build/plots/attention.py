@@ -4,6 +4,7 @@ import math
 
 import torch
 
+from docs_build.plots import text
 from encoder import MultiHeadAttention, TransformerEmbedding, causal_mask, padding_mask
 
 # The example of the page's heat-map section: one sentence of 4 words padded to 6 tokens.
@@ -39,7 +40,10 @@ def attn_weights(theme):
     vmax = float(max(w_pad.max(), w_both.max()))
     fig, axes = plt.subplots(2, H, figsize=(9.0, 5.2), layout="constrained")
     for row, (weights, label) in enumerate(
-        ((w_pad, "padding mask"), (w_both, "padding & causal mask"))
+        (
+            (w_pad, text(theme, "padding mask", "填充掩码")),
+            (w_both, text(theme, "padding & causal mask", "填充掩码 + 因果掩码")),
+        )
     ):
         for h in range(H):
             ax = axes[row, h]
@@ -52,10 +56,12 @@ def attn_weights(theme):
             for side in ax.spines.values():  # a frame, so empty padding columns still show
                 side.set_color(theme["grid"])
             if row == 0:
-                ax.set_title(f"head {h}")
-        axes[row, 0].set_ylabel(f"{label}\nquery", fontsize=9)
-    fig.supxlabel("key", fontsize=9)
-    cbar = fig.colorbar(im, ax=axes, fraction=0.025, pad=0.02, label="attention weight")
+                ax.set_title(text(theme, f"head {h}", f"头 {h}"))
+        axes[row, 0].set_ylabel(f"{label}\n{text(theme, 'query', '查询')}", fontsize=9)
+    fig.supxlabel(text(theme, "key", "键"), fontsize=9)
+    cbar = fig.colorbar(
+        im, ax=axes, fraction=0.025, pad=0.02, label=text(theme, "attention weight", "注意力权重")
+    )
     cbar.outline.set_visible(False)
     return fig
 
@@ -85,17 +91,30 @@ def attn_scaling(theme):
     left.set_xticks(dims, [str(d) for d in dims])
     left.minorticks_off()
     left.set_xlabel("$d_k$")
-    left.set_ylabel("variance over 20 000 pairs")
+    left.set_ylabel(text(theme, "variance over 20 000 pairs", "20 000 对向量上的方差"))
     left.grid(True, linewidth=0.5)
     left.legend(loc="upper left")
 
     ranks = torch.arange(1, n_keys + 1).numpy()
     width = 0.4
-    right.bar(ranks - width / 2, top_raw.numpy(), width, label="without $1/\\sqrt{d_k}$")
-    right.bar(ranks + width / 2, top_scaled.numpy(), width, label="with $1/\\sqrt{d_k}$")
+    right.bar(
+        ranks - width / 2,
+        top_raw.numpy(),
+        width,
+        label=text(theme, "without", "不乘") + " $1/\\sqrt{d_k}$",
+    )
+    right.bar(
+        ranks + width / 2,
+        top_scaled.numpy(),
+        width,
+        label=text(theme, "with", "乘以") + " $1/\\sqrt{d_k}$",
+    )
     right.set_xticks(ranks)
-    right.set_xlabel(f"rank of the key (largest weight first), $d_k$ = {d_k}")
-    right.set_ylabel("mean softmax weight")
+    right.set_xlabel(
+        text(theme, "rank of the key (largest weight first)", "键的名次（权重从大到小）")
+        + f", $d_k$ = {d_k}"
+    )
+    right.set_ylabel(text(theme, "mean softmax weight", "softmax 权重的平均值"))
     right.set_ylim(0, 1)
     right.legend(loc="upper right")
     for ax in (left, right):

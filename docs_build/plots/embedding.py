@@ -2,6 +2,7 @@
 
 import torch
 
+from docs_build.plots import text
 from encoder import TokenEmbedding, TransformerEmbedding
 
 # A toy vocabulary: id 0 is the padding token, as in the package's Encoder.
@@ -23,9 +24,9 @@ def _grid(ax, theme, rows, cols):
         spine.set_color(theme["muted"])
 
 
-def _symbol(ax, text, theme):
+def _symbol(ax, symbol, theme):
     ax.axis("off")
-    ax.text(0.5, 0.5, text, ha="center", va="center", fontsize=20, color=theme["fg"])
+    ax.text(0.5, 0.5, symbol, ha="center", va="center", fontsize=20, color=theme["fg"])
 
 
 def token_lookup(theme):
@@ -92,9 +93,9 @@ def embedding_sum(theme):
     emb = TransformerEmbedding(len(VOCAB), d_model=32, max_len=16, padding_idx=0).eval()
     with torch.no_grad():
         panels = [
-            ("token: √d · E[ids]", emb.token(ids)[0]),
-            ("position: PE[:T]", emb.position.pe[:T]),
-            ("sum (eval mode)", emb(ids)[0]),
+            (text(theme, "token", "词") + ": √d · E[ids]", emb.token(ids)[0]),
+            (text(theme, "position", "位置") + ": PE[:T]", emb.position.pe[:T]),
+            (text(theme, "sum (eval mode)", "和（评估模式）"), emb(ids)[0]),
         ]
     lim = max(float(p.abs().max()) for _, p in panels)
 
@@ -109,7 +110,7 @@ def embedding_sum(theme):
             interpolation="nearest",
         )
         ax.set_title(title, fontsize=10)
-        ax.set_xlabel("dimension")
+        ax.set_xlabel(text(theme, "dimension", "维度"))
         ax.tick_params(length=0, labelleft=i == 0)
     axes[0].set_yticks(range(T), words)  # the axes share y: label the first one only
     for ax, sym in zip(axes[:2], ["+", "="], strict=True):

@@ -2,6 +2,7 @@
 
 import torch
 
+from docs_build.plots import text
 from encoder import PositionwiseFeedForward
 
 
@@ -23,7 +24,10 @@ def ffn_shapes(theme):
     cmap.set_bad(theme["grid"])  # the exact zeros of the ReLU
     panels = [
         (x, f"x\n(T, d_model) = ({T}, {d_model})"),
-        (np.ma.masked_equal(h.numpy(), 0.0), f"hidden: ReLU(x W₁ + b₁)\n(T, d_ff) = ({T}, {d_ff})"),
+        (
+            np.ma.masked_equal(h.numpy(), 0.0),
+            text(theme, "hidden", "隐藏层") + f": ReLU(x W₁ + b₁)\n(T, d_ff) = ({T}, {d_ff})",
+        ),
         (y, f"FFN(x)\n(T, d_model) = ({T}, {d_model})"),
     ]
     for ax, (data, title) in zip(axes, panels, strict=True):
@@ -36,13 +40,19 @@ def ffn_shapes(theme):
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-    axes[0].set_ylabel("position")
+    axes[0].set_ylabel(text(theme, "position", "位置"))
     axes[1].set_yticks([])
     axes[2].set_yticks([])
     fig.subplots_adjust(wspace=0.32)
     zeros = (h == 0).float().mean().item()
-    axes[1].set_xlabel(f"grey: exactly zero after the ReLU ({zeros:.0%} of the cells)")
-    for left, right, text in ((axes[0], axes[1], "W₁, b₁\nReLU"), (axes[1], axes[2], "W₂, b₂")):
+    axes[1].set_xlabel(
+        text(
+            theme,
+            f"grey: exactly zero after the ReLU ({zeros:.0%} of the cells)",
+            f"灰色：ReLU 之后恰好为零（占 {zeros:.0%} 的格子）",
+        )
+    )
+    for left, right, label in ((axes[0], axes[1], "W₁, b₁\nReLU"), (axes[1], axes[2], "W₂, b₂")):
         a, b = left.get_position(), right.get_position()
         mid_y = (a.y0 + a.y1) / 2
         fig.patches.append(
@@ -55,7 +65,9 @@ def ffn_shapes(theme):
                 color=theme["muted"],
             )
         )
-        fig.text((a.x1 + b.x0) / 2, mid_y + 0.03, text, ha="center", va="bottom", color=theme["fg"])
+        fig.text(
+            (a.x1 + b.x0) / 2, mid_y + 0.03, label, ha="center", va="bottom", color=theme["fg"]
+        )
     return fig
 
 

@@ -3,6 +3,7 @@
 import torch
 from torch import nn
 
+from docs_build.plots import text
 from encoder import LayerNorm
 
 B, T, D = 3, 5, 6  # a small (batch, sequence, features) block: every cell stays visible
@@ -34,8 +35,22 @@ def norm_axes(theme):
     torch.manual_seed(0)
     x = torch.randn(B, T, D)
     panels = [
-        ("Batch norm: one feature,\nover batch and sequence", batch_norm_btd(D)),
-        ("Layer norm: one token,\nover its features", LayerNorm(D)),
+        (
+            text(
+                theme,
+                "Batch norm: one feature,\nover batch and sequence",
+                "批归一化：一个特征，\n跨批次和序列",
+            ),
+            batch_norm_btd(D),
+        ),
+        (
+            text(
+                theme,
+                "Layer norm: one token,\nover its features",
+                "层归一化：一个 token，\n跨它的各个特征",
+            ),
+            LayerNorm(D),
+        ),
     ]
     fig = plt.figure(figsize=(8.4, 3.9))
     for k, (title, norm) in enumerate(panels):
@@ -55,15 +70,24 @@ def norm_axes(theme):
         ax.set_axis_off()
         ax.set_title(title, y=0.98)
         label = {"color": theme["fg"], "fontsize": 9.5}
-        ax.text(D / 2, -0.3, -0.55, "features  d", zdir="x", ha="center", va="top", **label)
-        ax.text(-0.4, -0.2, T / 2, "sequence  T", zdir="z", ha="center", va="bottom", **label)
-        ax.text(D + 0.35, B / 2, -0.35, "batch  B", zdir="y", ha="center", va="top", **label)
+        for xyz, words, zdir, va in (
+            ((D / 2, -0.3, -0.55), ("features  d", "特征  d"), "x", "top"),
+            ((-0.4, -0.2, T / 2), ("sequence  T", "序列  T"), "z", "bottom"),
+            ((D + 0.35, B / 2, -0.35), ("batch  B", "批次  B"), "y", "top"),
+        ):
+            ax.text(*xyz, text(theme, *words), zdir=zdir, ha="center", va=va, **label)
     from matplotlib.patches import Patch
 
     fig.legend(
         handles=[
-            Patch(color=theme["accent2"], label="the input cell nudged"),
-            Patch(color=theme["accent"], label="outputs that moved with it"),
+            Patch(
+                color=theme["accent2"],
+                label=text(theme, "the input cell nudged", "被扰动的输入格子"),
+            ),
+            Patch(
+                color=theme["accent"],
+                label=text(theme, "outputs that moved with it", "随之变化的输出"),
+            ),
         ],
         loc="lower center",
         ncols=2,
@@ -82,13 +106,14 @@ def norm_sigmoid(theme):
     x, y = x.detach().numpy(), y.detach().numpy()
     fig, ax = plt.subplots(figsize=(7.5, 2.8))
     ax.plot(x, y, label="sigmoid(x)", linewidth=2)
-    ax.plot(x, grad.numpy(), label="its gradient", linewidth=2)
+    ax.plot(x, grad.numpy(), label=text(theme, "its gradient", "它的梯度"), linewidth=2)
     for lo, hi in ((-12, -5), (5, 12)):
         ax.axvspan(lo, hi, color=theme["grid"], alpha=0.45, linewidth=0)
-    ax.text(-8.5, 0.55, "saturated:\ngradient < 0.007", ha="center", color=theme["muted"])
-    ax.text(8.5, 0.55, "saturated:\ngradient < 0.007", ha="center", color=theme["muted"])
+    saturated = text(theme, "saturated:\ngradient < 0.007", "饱和区：\n梯度 < 0.007")
+    ax.text(-8.5, 0.55, saturated, ha="center", color=theme["muted"])
+    ax.text(8.5, 0.55, saturated, ha="center", color=theme["muted"])
     ax.set_xlim(-12, 12)
-    ax.set_xlabel("pre-activation x")
+    ax.set_xlabel(text(theme, "pre-activation x", "激活前的输入 x"))
     ax.legend(loc="upper left")
     ax.grid(True, linewidth=0.5)
     return fig

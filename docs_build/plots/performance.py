@@ -4,14 +4,17 @@
 import json
 from pathlib import Path
 
+from docs_build.plots import text
+
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "benchmarks.json"
 CUDA_DATA = DATA.with_name("benchmarks-cuda.json")
-LABELS = {
-    "torch": "nn.TransformerEncoderLayer",
-    "ours": "encoder.EncoderLayer",
-    "ours_explicit": "EncoderLayer, explicit attention",
-    "floor": "floor: products, attention, norms only",
+LABELS = {  # (English, Chinese)
+    "torch": ("nn.TransformerEncoderLayer", "nn.TransformerEncoderLayer"),
+    "ours": ("encoder.EncoderLayer", "encoder.EncoderLayer"),
+    "ours_explicit": ("EncoderLayer, explicit attention", "EncoderLayer，显式注意力"),
+    "floor": ("floor: products, attention, norms only", "下限：只含矩阵乘、注意力与归一化"),
 }
+MODES = {"inference": "推理", "training": "训练"}
 
 
 def _load() -> dict:
@@ -38,7 +41,7 @@ def bench_time(theme):
                 med,
                 yerr=[lo, hi],
                 fmt=style,
-                label=LABELS[impl],
+                label=text(theme, *LABELS[impl]),
                 markersize=4,
                 linewidth=1.5,
                 capsize=2,
@@ -46,10 +49,10 @@ def bench_time(theme):
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xticks(seq, [str(s) for s in seq])
-        ax.set_xlabel("sequence length S")
-        ax.set_title(mode)
+        ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+        ax.set_title(text(theme, mode, MODES[mode]))
         ax.grid(True, which="major", linewidth=0.5)
-    axes[0].set_ylabel("median time per call (ms)")
+    axes[0].set_ylabel(text(theme, "median time per call (ms)", "每次调用时间的中位数（ms）"))
     axes[0].legend(fontsize=8)
     fig.tight_layout()
     return fig
@@ -65,10 +68,10 @@ def bench_memory(theme):
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
     for n, impl in enumerate(impls):
         xs = [i + (n - (len(impls) - 1) / 2) * width for i in range(len(seq))]
-        ax.bar(xs, [r[f"{impl}_mib"] for r in rows], width, label=LABELS[impl])
+        ax.bar(xs, [r[f"{impl}_mib"] for r in rows], width, label=text(theme, *LABELS[impl]))
     ax.set_xticks(range(len(seq)), [str(s) for s in seq])
-    ax.set_xlabel("sequence length S")
-    ax.set_ylabel("peak memory of one call (MiB)")
+    ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+    ax.set_ylabel(text(theme, "peak memory of one call (MiB)", "一次调用的峰值内存（MiB）"))
     ax.legend(fontsize=8)
     ax.grid(True, axis="y", linewidth=0.5)
     return fig
@@ -82,7 +85,8 @@ def bench_cuda(theme):
     if not CUDA_DATA.exists():
         fig, ax = plt.subplots(figsize=(8.5, 1.2))
         ax.axis("off")
-        ax.text(0.5, 0.5, "no GPU measurement in this checkout", ha="center", va="center")
+        none = text(theme, "no GPU measurement in this checkout", "此检出中没有 GPU 测量")
+        ax.text(0.5, 0.5, none, ha="center", va="center")
         return fig
     data = json.loads(CUDA_DATA.read_text())
     dtypes = data["config"]["dtypes"]
@@ -100,7 +104,9 @@ def bench_cuda(theme):
                 for r in data["modes"][mode]
                 if r["dtype"] == dtype and r["padding"] == pad and "ours" in r["ratio"]
             ]
-            label = f"{mode}{', 25% padding' if pad else ''}"
+            label = text(theme, mode, MODES[mode])
+            if pad:
+                label += text(theme, ", 25% padding", "，25% 填充")
             ax.plot(
                 [r["seq_len"] for r in rows],
                 [r["ratio"]["ours"] for r in rows],
@@ -113,10 +119,10 @@ def bench_cuda(theme):
         ax.set_xscale("log", base=2)
         seq = data["config"]["seq_lens"]
         ax.set_xticks(seq, [str(s) for s in seq])
-        ax.set_xlabel("sequence length S")
+        ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
         ax.set_title(dtype)
         ax.grid(True, which="major", linewidth=0.5)
-    axes[0].set_ylabel("time, ours / torch")
+    axes[0].set_ylabel(text(theme, "time, ours / torch", "时间：ours / torch"))
     axes[0].legend(fontsize=7)
     fig.tight_layout()
     return fig

@@ -2,6 +2,7 @@
 
 import torch
 
+from docs_build.plots import text
 from encoder import sinusoidal_table
 
 
@@ -13,8 +14,8 @@ def pe_heatmap(theme):
     im = ax.imshow(
         pe.numpy(), cmap=theme["cmap"], vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
     )
-    ax.set_xlabel("dimension i")
-    ax.set_ylabel("position pos")
+    ax.set_xlabel(text(theme, "dimension i", "维度 i"))
+    ax.set_ylabel(text(theme, "position pos", "位置 pos"))
     cbar = fig.colorbar(im, ax=ax, fraction=0.04, pad=0.02)
     cbar.outline.set_visible(False)
     return fig
@@ -30,12 +31,12 @@ def pe_curves(theme):
         kind = "sin" if dim % 2 == 0 else "cos"
         ax.plot(
             pe[:, dim].numpy(),
-            label=f"dimension {dim} ({kind})",
+            label=text(theme, f"dimension {dim} ({kind})", f"第 {dim} 维（{kind}）"),
             linewidth=1.6,
             marker="o" if dim < 6 else None,
             markersize=2.5,
         )
-    ax.set_xlabel("position pos")
+    ax.set_xlabel(text(theme, "position pos", "位置 pos"))
     ax.set_ylabel("PE[pos, i]")
     ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
     ax.set_ylim(-1.1, 1.1)
@@ -51,12 +52,21 @@ def pe_frequencies(theme):
     right = 10000.0 ** (-two_k / d_model)  # the paper: w_k = 1 / 10000^(2k/d)
     doubled = 10000.0 ** (-2 * two_k / d_model)  # post 002: 2 * i where i already steps by 2
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
-    ax.semilogy(two_k.numpy(), right.numpy(), label="paper: $10000^{-2k/d}$", linewidth=2)
     ax.semilogy(
-        two_k.numpy(), doubled.numpy(), "--", label="post 002: $10000^{-4k/d}$", linewidth=2
+        two_k.numpy(),
+        right.numpy(),
+        label=text(theme, "paper", "论文") + ": $10000^{-2k/d}$",
+        linewidth=2,
     )
-    ax.set_xlabel("dimension 2k")
-    ax.set_ylabel("angular frequency $\\omega_k$")
+    ax.semilogy(
+        two_k.numpy(),
+        doubled.numpy(),
+        "--",
+        label=text(theme, "post 002", "源文章 002") + ": $10000^{-4k/d}$",
+        linewidth=2,
+    )
+    ax.set_xlabel(text(theme, "dimension 2k", "维度 2k"))
+    ax.set_ylabel(text(theme, "angular frequency", "角频率") + " $\\omega_k$")
     ax.legend(loc="lower left")
     ax.grid(True, which="major", linewidth=0.5)
     return fig
@@ -69,8 +79,8 @@ def pe_similarity(theme):
     sim = (pe @ pe.T) / pe.shape[1] * 2  # dot products, scaled to [-1, 1]
     fig, ax = plt.subplots(figsize=(4.2, 3.6))
     im = ax.imshow(sim.numpy(), cmap=theme["cmap"], vmin=-1, vmax=1, interpolation="nearest")
-    ax.set_xlabel("position q")
-    ax.set_ylabel("position p")
+    ax.set_xlabel(text(theme, "position q", "位置 q"))
+    ax.set_ylabel(text(theme, "position p", "位置 p"))
     cbar = fig.colorbar(im, ax=ax, fraction=0.046, pad=0.03)
     cbar.outline.set_visible(False)
     return fig

@@ -16,7 +16,6 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
-VENDOR_LIMIT = 2_000_000  # bytes: MathJax's tex-chtml.js and its woff-v2 fonts (issue 3)
 
 
 @pytest.fixture(scope="module")
@@ -201,10 +200,6 @@ INERT = {
     ("assets/javascripts/bundle.*.min.js", "https://unpkg.com/mermaid@"),
     # nbconvert's notebook template: Mermaid only for a .jp-Mermaid diagram (same test).
     ("notebooks/*/index.html", "https://cdnjs.cloudflare.com/ajax/libs/mermaid"),
-    # MathJax's speech-rule engine, run only by its a11y components, which are not vendored.
-    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/speech-rule-engine@"),
-    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/sre-mathmaps-ie@"),
-    ("assets/vendor/mathjax/tex-chtml.js", "https://cdn.jsdelivr.net/npm/wicked-good-xpath@"),
 }
 
 
@@ -252,15 +247,23 @@ def test_repository_facts_are_not_fetched(built: Path):
     assert fetching == []
 
 
-def test_mathjax_is_vendored_and_small(built: Path):
-    vendor = built / "assets" / "vendor"
-    assert (vendor / "mathjax" / "tex-chtml.js").is_file()
-    assert list((vendor / "mathjax" / "output" / "chtml" / "fonts" / "woff-v2").glob("*.woff"))
-    size = sum(p.stat().st_size for p in vendor.rglob("*") if p.is_file())
-    assert size < VENDOR_LIMIT, f"assets/vendor is {size / 1e6:.2f} MB"
+ARITHMATEX = re.compile(r'<(span|div) class="arithmatex">(.*?)</\1>', re.DOTALL)
+
+
+def test_formulas_arrive_typeset_and_no_mathjax_runs_in_the_browser(built: Path):
+    problems, typeset = [], 0
     for page in pages(built):
+        rel, text = url_of(built, page), page.read_text()
         scripts = [urlsplit(url).path for url in parse(page).loads]
-        assert any(s.endswith("assets/vendor/mathjax/tex-chtml.js") for s in scripts), page
+        problems += [f"{rel} loads {s}" for s in scripts if "mathjax" in s.lower()]
+        for _, body in ARITHMATEX.findall(text):
+            if "<mjx-container" not in body or "<mjx-assistive-mml" not in body:
+                problems.append(f"{rel}: not typeset at build: {body[:80]!r}")
+            typeset += 1
+        if "<mjx-container" in text and '<style id="mathjax-svg">' not in text:
+            problems.append(f"{rel}: formulas without MathJax's stylesheet")
+    assert typeset > 100, f"only {typeset} formulas on the site: this test would check little"
+    assert problems == []
 
 
 # --- figures --------------------------------------------------------------------------------------

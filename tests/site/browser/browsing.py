@@ -43,22 +43,15 @@ SCHEMES = {"light": "default", "dark": "slate"}  # emulated colour scheme -> Mat
 VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 20_000
 
-# Records when MathJax's first typeset of the page is done, as performance.now() (ms since the
-# navigation started). Runs before the page's own scripts, in every document.
+# Formulas arrive typeset in the HTML (MathJax runs at build, docs_build/typeset.py), so they are
+# ready when the document is parsed: "typeset" is DOMContentLoaded, as performance.now() (ms since
+# the navigation started). A MathJax in the browser is an error. Runs before the page's scripts.
 TYPESET_CLOCK = """
 performance.setResourceTimingBufferSize(2000);
-(() => {
-  const timer = setInterval(() => {
-    const mj = window.MathJax;
-    if (mj && mj.startup && mj.startup.promise) {
-      clearInterval(timer);
-      mj.startup.promise.then(
-        () => { window.__typesetDone = performance.now(); },
-        (e) => { window.__typesetError = String(e); },
-      );
-    }
-  }, 5);
-})();
+document.addEventListener("DOMContentLoaded", () => { window.__typesetDone = performance.now(); });
+window.addEventListener("load", () => {
+  if (window.MathJax) window.__typesetError = "MathJax is loaded in the browser";
+});
 """
 
 
@@ -181,6 +174,7 @@ class Visit:
     links: list[str]
     figures: list[dict]
     weight: dict
+    layout: dict  # "overflowing" code boxes, "split_names" in tables
     axe: list[dict]
 
     @property
@@ -310,6 +304,20 @@ INSPECT = """
       shown: [...f.querySelectorAll("img")].filter(visible).map((i) => i.getAttribute("src")),
     }));
 
+  // Code and outputs that scroll sideways (their end hidden), and names in a table's code split
+  // over two lines (extra.css wraps long lines at spaces and keeps a table's names whole).
+  const longest = (e) => e.textContent.split("\\n").reduce((a, b) => (b.length > a.length ? b : a));
+  const layout = {
+    overflowing: [...document.querySelectorAll(".md-typeset pre > code, .jupyter-wrapper pre")]
+      .filter(visible)
+      .filter((e) => e.scrollWidth > e.clientWidth + 1)
+      .map((e) => longest(e).trim().slice(0, 100)),
+    split_names: [...document.querySelectorAll(".md-typeset td code, .md-typeset th code")]
+      .filter(visible)
+      .filter((e) => e.getClientRects().length > 1)
+      .map((e) => e.textContent),
+  };
+
   const entries = [
     ...performance.getEntriesByType("navigation"),
     ...performance.getEntriesByType("resource"),
@@ -322,7 +330,7 @@ INSPECT = """
     scheme: document.body.getAttribute("data-md-color-scheme"),
     typesetDone: window.__typesetDone ?? null,
     typesetError: window.__typesetError ?? null,
-    math, images, links, figures, weight,
+    math, images, links, figures, weight, layout,
   };
 }
 """
@@ -446,6 +454,7 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
         links=data["links"],
         figures=data["figures"],
         weight=data["weight"],
+        layout=data["layout"],
         axe=[
             {
                 "id": v["id"],

@@ -56,6 +56,14 @@ def test_formulas_typeset(visit, find_raw_tex):
         )
 
 
+def test_code_stays_in_its_box(visit):
+    """No code or output block scrolls sideways at 1280 px (its end would be hidden), and no
+    class name in a table breaks over two lines."""
+    layout = visit.layout
+    assert not layout["overflowing"], f"{visit.name}: overflowing:{_lines(layout['overflowing'])}"
+    assert not layout["split_names"], f"{visit.name}: names split:{_lines(layout['split_names'])}"
+
+
 def test_images_load(visit):
     problems = []
     for img in visit.images:

@@ -1,0 +1,227 @@
+"""Formulas typeset at build time by MathJax 3, so that the reader's browser typesets none.
+
+Pages carry their TeX as pymdownx.arithmatex writes it (``<span class="arithmatex">\\(...\\)``,
+``<div class="arithmatex">\\[...\\]``); notebook pages (mkdocs-jupyter) as raw ``$...$`` and
+``$$...$$`` in their markdown cells (``.jp-RenderedMarkdown``). ``typeset_html`` finds both,
+has MathJax turn them into its SVG output (``<mjx-container>``, with assistive MathML for
+screen readers) and returns the page with the formulas replaced and, at its end, the hidden
+``<svg>`` that defines the page's glyphs once (the formulas use them by reference).
+
+MathJax runs in Node (``docs_build/mathjax.mjs``, package ``mathjax-full`` from npm, installed
+into ``node_modules/`` by ``make``): one process per build, or per ``mkdocs serve`` session,
+started on the first page whose formulas are not in the cache. Results are cached per page
+(``docs_build.cache``: ``.cache/mathjax/``), keyed by ``package_hash`` of the page's formulas,
+the script and the npm lock file, so a rebuild of an unchanged page starts no Node at all.
+"""
+
+from __future__ import annotations
+
+import atexit
+import dataclasses
+import html as htmllib
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+from pathlib import Path
+
+from docs_build.cache import ROOT, cache_dir, package_hash
+
+SCRIPT = Path(__file__).with_suffix(".mjs")
+LOCK = ROOT / "package-lock.json"
+NODE_MODULES = ROOT / "node_modules"
+
+Math = list[tuple[str, bool]]  # (TeX, display) for each formula of a page, in order
+
+
+class MathJaxError(RuntimeError):
+    pass
+
+
+@dataclasses.dataclass(frozen=True)
+class Typeset:
+    html: list[str]  # one <mjx-container> per formula ('' where TeX failed)
+    defs: str  # the hidden <svg> with the glyphs the formulas use
+    errors: list[str]  # "TeX: message" for each formula that failed
+
+
+# --- the Node process ------------------------------------------------------------------------
+class _Node:
+    """``node docs_build/mathjax.mjs``, started on first use, one request at a time."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen | None = None
+        self.lock = threading.Lock()
+        self.css = ""
+
+    def _start(self) -> None:
+        node = shutil.which("node")
+        if node is None:
+            raise MathJaxError("node is not on PATH: the build typesets formulas with MathJax")
+        if not (NODE_MODULES / "mathjax-full").is_dir():
+            raise MathJaxError(
+                "node_modules/mathjax-full is missing: run `make node_modules/.installed` "
+                "(npm ci, from package-lock.json)"
+            )
+        self.proc = subprocess.Popen(
+            [node, str(SCRIPT)],
+            cwd=ROOT,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+        )
+        atexit.register(self.close)
+        self.css = json.loads(self._readline())["css"]
+
+    def _readline(self) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise MathJaxError(f"{SCRIPT.name} exited with {self.proc.wait()}")
+        return line
+
+    def request(self, math: Math) -> dict:
+        with self.lock:
+            if self.proc is None or self.proc.poll() is not None:
+                self._start()
+            assert self.proc is not None and self.proc.stdin is not None
+            self.proc.stdin.write(json.dumps({"math": math}) + "\n")
+            self.proc.stdin.flush()
+            reply = json.loads(self._readline())
+        if "error" in reply:
+            raise MathJaxError(reply["error"])
+        return reply
+
+    def close(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.stdin.close()  # the script ends at the end of its input
+            try:
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+
+
+_NODE = _Node()
+
+
+def _key(*parts: str) -> str:
+    return package_hash(SCRIPT, LOCK, *parts)
+
+
+def _cached(path: Path, compute) -> dict:
+    if path.exists():
+        return json.loads(path.read_text(encoding="utf-8"))
+    value = compute()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(value), encoding="utf-8")
+    tmp.replace(path)  # atomic: a concurrent build never reads half a file
+    return value
+
+
+def typeset(math: Math) -> Typeset:
+    """MathJax's SVG output for a page's formulas, from the cache when it has them."""
+    if not math:
+        return Typeset([], "", [])
+
+    def compute() -> dict:
+        reply = _NODE.request(math)
+        return {"html": reply["html"], "defs": reply["defs"], "errors": reply["errors"]}
+
+    value = _cached(cache_dir("mathjax") / f"{_key(json.dumps(math))}.json", compute)
+    return Typeset(value["html"], value["defs"], value["errors"])
+
+
+def stylesheet() -> str:
+    """The stylesheet of MathJax's SVG output (the same for every page), minified."""
+
+    def compute() -> dict:
+        if not _NODE.css:
+            _NODE.request([])
+        return {"css": _NODE.css}
+
+    css = _cached(cache_dir("mathjax") / f"css-{_key()}.json", compute)["css"]
+    css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
+    return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
+
+
+# --- finding the formulas in a page's HTML ---------------------------------------------------
+# pymdownx.arithmatex (generic): \(...\) inline in a span, \[...\] (or \begin{env}) in a div.
+ARITHMATEX = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<tex>.*?)</(?P=tag)>', re.DOTALL)
+# In the text of a notebook's markdown cell, as MathJax finds it there ($ and $$, \( and \[;
+# \$ is a dollar sign).
+NOTEBOOK_MATH = re.compile(
+    r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)"
+    r"|(?<![\\$])\$(?P<i2>[^$]+?)(?<!\\)\$",
+    re.DOTALL,
+)
+TAG = re.compile(r"<!--.*?-->|<(?P<end>/?)(?P<name>[a-zA-Z][\w-]*)(?P<attrs>[^>]*)>", re.DOTALL)
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+NO_MATH = {"code", "pre", "script", "style", "textarea", "kbd", "samp"}
+MARKDOWN_CELL = re.compile(r'class="[^"]*\bjp-RenderedMarkdown\b')
+
+
+def _arithmatex_tex(body: str) -> tuple[str, bool]:
+    tex = htmllib.unescape(body).strip()
+    if tex.startswith("\\(") and tex.endswith("\\)"):
+        return tex[2:-2], False
+    if tex.startswith("\\[") and tex.endswith("\\]"):
+        return tex[2:-2], True
+    return tex, True  # \begin{env} ... \end{env}
+
+
+def _notebook_spans(html: str) -> list[tuple[int, int, str, bool]]:
+    """(start, end, TeX, display) of each formula in the text of notebook markdown cells."""
+    found = []
+    stack: list[tuple[str, bool, bool]] = []  # (tag, in a markdown cell, in code)
+    at = 0
+    for tag in TAG.finditer(html):
+        in_cell = bool(stack) and stack[-1][1]
+        in_code = bool(stack) and stack[-1][2]
+        if in_cell and not in_code and tag.start() > at:
+            for m in NOTEBOOK_MATH.finditer(html, at, tag.start()):
+                inline = m["i1"] if m["i1"] is not None else m["i2"]
+                display = m["d1"] if m["d1"] is not None else m["d2"]
+                tex = display if inline is None else inline
+                found.append((m.start(), m.end(), htmllib.unescape(tex).strip(), inline is None))
+        at = tag.end()
+        name = (tag["name"] or "").lower()
+        if not name or name in VOID or tag["attrs"].rstrip().endswith("/"):
+            continue
+        if tag["end"]:
+            while stack:  # tolerate unclosed tags: pop to the matching one
+                if stack.pop()[0] == name:
+                    break
+        else:
+            cell = in_cell or bool(MARKDOWN_CELL.search(tag["attrs"]))
+            stack.append((name, cell, in_code or name in NO_MATH))
+    return found
+
+
+def _container(html: str) -> str:
+    # Kept out of the search index (Material's search plugin reads data-search-exclude, then
+    # strips the attribute from the page).
+    return html.replace("<mjx-container ", '<mjx-container data-search-exclude="math" ', 1)
+
+
+def typeset_html(html: str, *, notebook: bool = False) -> tuple[str, list[str]]:
+    """The page with every formula typeset, and the TeX errors ("TeX: message")."""
+    spans: list[tuple[int, int, str, bool, str]] = []  # start, end, TeX, display, wrapper tag
+    for m in ARITHMATEX.finditer(html):
+        tex, display = _arithmatex_tex(m["tex"])
+        spans.append((m.start(), m.end(), tex, display, m["tag"]))
+    if notebook:
+        spans += [(a, b, tex, d, "span") for a, b, tex, d in _notebook_spans(html)]
+        spans.sort()
+    if not spans:
+        return html, []
+    result = typeset([(tex, display) for _, _, tex, display, _ in spans])
+    out, at = [], 0
+    for (start, end, _, _, tag), container in zip(spans, result.html, strict=True):
+        out += [html[at:start], f'<{tag} class="arithmatex">{_container(container)}</{tag}>']
+        at = end
+    out += [html[at:], result.defs]
+    return "".join(out), result.errors
