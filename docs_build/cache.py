@@ -3,7 +3,8 @@
 Drawn figures, executed notebooks and the outputs of the pages' code fences are kept under
 ``.cache/`` (``DOCS_CACHE`` names another folder: the test run builds with an empty one, so it
 computes everything, as a fresh clone does). Every entry is keyed by ``package_hash`` of its own
-inputs, so a change to the package, to the data the pages read or to torch makes a new key.
+inputs, so a change to the package, to the build's code, to the data the pages read or to torch
+makes a new key.
 """
 
 from __future__ import annotations
@@ -25,12 +26,16 @@ def cache_dir(name: str) -> Path:
 def package_hash(*inputs: str | bytes | Path) -> str:
     """16 hex digits of the SHA-256 of what the pages compute from, and of ``inputs``.
 
-    That is ``encoder/``, ``docs/data/`` (results the pages read, e.g. the benchmark's) and the
-    version of torch; ``inputs`` add what one cache entry depends on besides (a file's bytes,
-    a fence's code).
+    That is ``encoder/``, ``docs_build/`` (the pages' code imports its plots and exporters),
+    ``docs/data/`` (results the pages read, e.g. the benchmark's) and the version of torch;
+    ``inputs`` add what one cache entry depends on besides (a file's bytes, a fence's code).
     """
     digest = hashlib.sha256(importlib.metadata.version("torch").encode())
-    files = [*(ROOT / "encoder").rglob("*.py"), *(ROOT / "docs" / "data").glob("*")]
+    files = [
+        *(ROOT / "encoder").rglob("*.py"),
+        *(ROOT / "docs_build").rglob("*.py"),
+        *(ROOT / "docs" / "data").glob("*"),
+    ]
     for path in sorted(files):
         digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode())
         digest.update(path.read_bytes())

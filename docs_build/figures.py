@@ -115,6 +115,12 @@ def _to_svg(fn: Callable, theme: dict) -> str:
     return buf.getvalue()
 
 
+def render(fn: Callable) -> dict[str, str]:
+    """{"": light_svg, "-dark": dark_svg} of one drawing ``fn(theme)``, uncached (for figures
+    drawn by a page's own code: ``docs_build.published.run_figure``)."""
+    return {suffix: _to_svg(fn, theme) for suffix, theme in THEMES.items()}
+
+
 def _diagram_variants(path: Path) -> dict[str, str]:
     light = path.read_text()
     start, end = light.find(PALETTE_START), light.find(PALETTE_END)

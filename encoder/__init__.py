@@ -5,11 +5,26 @@ pages.
 from encoder.attention import MultiHeadAttention, scaled_dot_product_attention
 from encoder.encoder import Encoder
 from encoder.encoder_layer import EncoderLayer
+from encoder.experiments import (
+    LearnedPositionalEncoding,
+    attention_maps,
+    remove_score_scaling,
+)
 from encoder.feed_forward import PositionwiseFeedForward
 from encoder.layer_norm import LayerNorm, layer_norm
 from encoder.masks import causal_mask, padding_mask
 from encoder.positional import PositionalEncoding, sinusoidal_table
+from encoder.tasks import Task
 from encoder.token_embedding import TokenEmbedding
+from encoder.training import (
+    History,
+    TokenClassifier,
+    evaluate,
+    lr_factor,
+    token_accuracy,
+    token_loss,
+    train,
+)
 from encoder.transformer_embedding import TransformerEmbedding
 
 __version__ = "0.1.0"
@@ -17,15 +32,26 @@ __version__ = "0.1.0"
 __all__ = [
     "Encoder",
     "EncoderLayer",
+    "History",
     "LayerNorm",
+    "LearnedPositionalEncoding",
     "MultiHeadAttention",
     "PositionalEncoding",
     "PositionwiseFeedForward",
+    "Task",
+    "TokenClassifier",
     "TokenEmbedding",
     "TransformerEmbedding",
+    "attention_maps",
     "causal_mask",
+    "evaluate",
     "layer_norm",
+    "lr_factor",
     "padding_mask",
+    "remove_score_scaling",
     "scaled_dot_product_attention",
     "sinusoidal_table",
+    "token_accuracy",
+    "token_loss",
+    "train",
 ]

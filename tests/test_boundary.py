@@ -19,16 +19,26 @@ from encoder import (
     Encoder,
     EncoderLayer,
     LayerNorm,
+    LearnedPositionalEncoding,
     MultiHeadAttention,
     PositionalEncoding,
     PositionwiseFeedForward,
+    Task,
+    TokenClassifier,
     TokenEmbedding,
     TransformerEmbedding,
+    attention_maps,
     causal_mask,
+    evaluate,
     layer_norm,
+    lr_factor,
     padding_mask,
+    remove_score_scaling,
     scaled_dot_product_attention,
     sinusoidal_table,
+    token_accuracy,
+    token_loss,
+    train,
 )
 
 pytestmark = pytest.mark.usefixtures("device")
@@ -64,6 +74,20 @@ def torch_layer(activation="relu", norm2_eps=1e-5, self_attn=None):
     ref.norm2.eps = norm2_eps
     ref.self_attn = self_attn or ref.self_attn
     return ref
+
+
+def clf(n_classes=10, **kw):
+    return TokenClassifier(enc(**kw), n_classes)
+
+
+SORT = Task("sort", vocab_size=10, max_len=8)
+
+
+def fit(what, model=None, task=SORT, **kw):
+    """Call train or evaluate with one changed argument."""
+    if what is train:
+        kw = {"steps": 1, "eval_every": 0} | kw
+    return what(model or clf(), task, **kw)
 
 
 LIST = [[1.0, 2.0]]
@@ -217,6 +241,61 @@ CASES = [
     ("causal_mask", "T", lambda: causal_mask(0), ValueError, "T must be >= 1, got 0"),
     ("causal_mask", "T", lambda: causal_mask(2.0), TypeError, "T must be an int, got float 2.0"),
     ("causal_mask", "device", lambda: causal_mask(3, device="nonsense"), RuntimeError, "nonsense"),
+    # ---- Task, TokenClassifier, the loss, the schedule, train, evaluate (the Train page)
+    ("Task", "name", lambda: Task("copy"), ValueError, "unknown task 'copy'; choose one of"),
+    ("Task", "vocab_size", lambda: Task("sort", vocab_size=2), ValueError, r"vocab_size \(2\) must be >= 3"),
+    ("Task", "vocab_size", lambda: Task("sort", vocab_size=9.0), TypeError, "vocab_size must be an int, got float 9.0"),
+    ("Task", "min_len", lambda: Task("sort", min_len=0), ValueError, "min_len must be >= 1, got 0"),
+    ("Task", "min_len", lambda: Task("sort", min_len=5, max_len=3), ValueError, "min_len <= max_len, got min_len=5, max_len=3"),
+    ("Task", "max_len", lambda: Task("sort", max_len=8.0), TypeError, "max_len must be an int, got float 8.0"),
+    ("Task.batch", "batch_size", lambda: SORT.batch(0, torch.Generator()), ValueError, "batch_size must be >= 1, got 0"),
+    ("Task.batch", "generator", lambda: SORT.batch(2, 0), TypeError, "generator must be a Generator, got int"),
+    ("Task.batch", "split", lambda: SORT.batch(2, torch.Generator(), split="dev"), ValueError, "split must be 'train' or 'test', got 'dev'"),
+    ("TokenClassifier", "encoder", lambda: TokenClassifier(nn.Linear(2, 2), 4), TypeError, "encoder must be a Encoder, got Linear"),
+    ("TokenClassifier", "n_classes", lambda: clf(n_classes=0), ValueError, "n_classes must be >= 1, got 0"),
+    ("TokenClassifier", "n_classes", lambda: TokenClassifier(enc(), 9, tie_weights=True), ValueError, r"needs n_classes \(9\) == the encoder's vocab_size \(10\)"),
+    ("TokenClassifier", "tie_weights", lambda: TokenClassifier(enc(), 10, tie_weights=1), TypeError, "tie_weights must be a bool, got int 1"),
+    ("TokenClassifier.forward", "ids", lambda: clf()(ids().float()), TypeError, r"int64 or int32 token ids, got torch\.float32"),
+    ("TokenClassifier.forward", "mask", lambda: clf()(ids(), bool_mask(2, 1, 1, 4)), ValueError, r"\(2, 1, 1, 4\) does not broadcast"),
+    ("token_loss", "logits", lambda: token_loss(ids(2, 5, 3), ids()), TypeError, r"logits must be a floating-point tensor, got torch\.int64"),
+    ("token_loss", "targets", lambda: token_loss(x(2, 5, 3), ids(2, 4)), ValueError, r"share B and T, got \(2, 5, 3\) and \(2, 4\)"),
+    ("token_accuracy", "logits", lambda: token_accuracy(x(2, 5), ids()), ValueError, r"logits must have shape \(B, T, C\), got \(2, 5\)"),
+    ("token_accuracy", "targets", lambda: token_accuracy(x(2, 5, 3), x(2, 5)), TypeError, r"targets must be int64 or int32 token ids, got torch\.float32"),
+    ("lr_factor", "step", lambda: lr_factor(0, 10), ValueError, "step must be >= 1, got 0"),
+    ("lr_factor", "warmup", lambda: lr_factor(1, -1), ValueError, "warmup must be >= 0, got -1"),
+    ("train", "model", lambda: train(enc(), SORT, steps=1), TypeError, "model must be a TokenClassifier, got Encoder"),
+    ("train", "model", lambda: fit(train, clf(vocab_size=6, max_len=8)), ValueError, r"vocabulary \(6 ids\) is too small for task 'sort' with vocab_size=10"),
+    ("train", "model", lambda: fit(train, clf(max_len=6)), ValueError, "up to 8 tokens, beyond the model's max_len=6"),
+    ("train", "model", lambda: fit(train, clf(n_classes=9, padding_idx=1)), ValueError, "10 classes but the model's head has 9"),
+    ("train", "model", lambda: fit(train, clf(padding_idx=1)), ValueError, "pad with id 0, but the encoder's padding_idx is 1"),
+    ("train", "task", lambda: train(clf(), "sort", steps=1), TypeError, "task must be a Task, got str"),
+    ("train", "steps", lambda: fit(train, steps=0), ValueError, "steps must be >= 1, got 0"),
+    ("train", "steps", lambda: fit(train, steps=10.0), TypeError, "steps must be an int, got float 10.0"),
+    ("train", "batch_size", lambda: fit(train, batch_size=0), ValueError, "batch_size must be >= 1, got 0"),
+    ("train", "lr", lambda: fit(train, lr=0.0), ValueError, "lr must be positive and finite, got 0.0"),
+    ("train", "lr", lambda: fit(train, lr="3e-3"), TypeError, "lr must be a float, got str '3e-3'"),
+    ("train", "warmup", lambda: fit(train, warmup=-1), ValueError, "warmup must be >= 0, got -1"),
+    ("train", "weight_decay", lambda: fit(train, weight_decay=-0.1), ValueError, "weight_decay must be >= 0 and finite, got -0.1"),
+    ("train", "weight_decay", lambda: fit(train, weight_decay=None), TypeError, "weight_decay must be a float, got NoneType None"),
+    ("train", "seed", lambda: fit(train, seed=1.5), TypeError, "seed must be an int, got float 1.5"),
+    ("train", "eval_every", lambda: fit(train, eval_every=-5), ValueError, "eval_every must be >= 0, got -5"),
+    ("train", "threads", lambda: fit(train, threads=0), ValueError, "threads must be >= 1, got 0"),
+    ("train", "log_every", lambda: fit(train, log_every=2.0), TypeError, "log_every must be an int, got float 2.0"),
+    ("evaluate", "model", lambda: evaluate(None, SORT), TypeError, "model must be a TokenClassifier, got NoneType"),
+    ("evaluate", "task", lambda: evaluate(clf(), None), TypeError, "task must be a Task, got NoneType"),
+    ("evaluate", "n", lambda: fit(evaluate, n=0), ValueError, "n must be >= 1, got 0"),
+    ("evaluate", "seed", lambda: fit(evaluate, seed="0"), TypeError, "seed must be an int, got str '0'"),
+    ("evaluate", "padding_mask", lambda: fit(evaluate, padding_mask=0), TypeError, "padding_mask must be a bool, got int 0"),
+    ("evaluate", "threads", lambda: fit(evaluate, threads=-1), ValueError, "threads must be >= 1, got -1"),
+    # ---- the Train page's experiments
+    ("LearnedPositionalEncoding", "d_model", lambda: LearnedPositionalEncoding(0, 8), ValueError, "d_model must be >= 1, got 0"),
+    ("LearnedPositionalEncoding", "max_len", lambda: LearnedPositionalEncoding(8, 2.0), TypeError, "max_len must be an int, got float 2.0"),
+    ("LearnedPositionalEncoding", "dropout", lambda: LearnedPositionalEncoding(8, 4, dropout=2.0), ValueError, r"dropout must be in \[0, 1\], got 2.0"),
+    ("LearnedPositionalEncoding.forward", "x", lambda: LearnedPositionalEncoding(8, 4)(x()), ValueError, "sequence length 5 exceeds max_len=4"),
+    ("LearnedPositionalEncoding.forward", "x", lambda: LearnedPositionalEncoding(8, 8)(x(2, 5, 6)), ValueError, r"x must have shape \(B, T, 8\), got \(2, 5, 6\)"),
+    ("remove_score_scaling", "encoder", lambda: remove_score_scaling(mha()), TypeError, "encoder must be a Encoder, got MultiHeadAttention"),
+    ("attention_maps", "encoder", lambda: attention_maps(clf(), ids()), TypeError, "encoder must be a Encoder, got TokenClassifier"),
+    ("attention_maps", "ids", lambda: attention_maps(enc(), ids(5)), ValueError, r"ids must have shape \(B, T\), got \(5,\)"),
 ]  # fmt: skip
 
 
@@ -230,30 +309,33 @@ def test_bad_argument_raises_naming_it(call, exception, message):
         call()
 
 
-# The modules of the model, one per concept page; training code has its own checks and tests.
-MODEL_MODULES = {
+# The modules of the package: the model's, one per concept page, and the Train page's.
+MODULES = {
     "encoder.attention",
     "encoder.encoder",
     "encoder.encoder_layer",
+    "encoder.experiments",
     "encoder.feed_forward",
     "encoder.layer_norm",
     "encoder.masks",
     "encoder.positional",
+    "encoder.tasks",
     "encoder.token_embedding",
+    "encoder.training",
     "encoder.transformer_embedding",
 }
 
 
 def _public_arguments() -> set[tuple[str, str]]:
-    """(function or method, argument) for every argument of the model's public API."""
+    """(function or method, argument) for every argument of the package's public API."""
     found = set()
     for name in encoder.__all__:
         obj = getattr(encoder, name)
-        if getattr(obj, "__module__", None) not in MODEL_MODULES:
+        if getattr(obj, "__module__", None) not in MODULES:
             continue
         if isinstance(obj, type):
-            targets = {name: obj.__init__, f"{name}.forward": obj.forward}
-            for extra in ("from_torch", "from_pretrained"):
+            targets = {name: obj.__init__}
+            for extra in ("forward", "from_torch", "from_pretrained", "batch"):
                 if extra in vars(obj):
                     targets[f"{name}.{extra}"] = getattr(obj, extra)
         else:

@@ -1,0 +1,89 @@
+"""The Train page's attention explorer: trained weights exported for the browser.
+
+``attention_explorer(models)`` (called by a fence of docs/train.md) writes, for each trained
+``TokenClassifier``, one JSON file with its configuration and its parameters (float32,
+little-endian, base64), and one JSON file of test vectors: inputs with the package's logits
+and attention maps, which the browser tests compare with the page's own forward pass
+(``docs/assets/javascripts/explorers/attention.js``). The files are published by content
+hash (``docs_build.published``), and the function returns the widget's HTML.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import html
+import json
+
+import torch
+
+from encoder import TokenClassifier, attention_maps
+
+# Inputs of the test vectors: a short, a typical and a full-length sequence, and one longer
+# than any in training (the widget accepts up to max_len).
+TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
+
+
+def _config(model: TokenClassifier) -> dict:
+    encoder = model.encoder
+    layer = encoder.layers[0]
+    return {
+        "vocab_size": encoder.embedding.token.num_embeddings,
+        "d_model": layer.self_attn.d_model,
+        "n_head": layer.self_attn.n_head,
+        "d_ff": layer.ff.linear1.out_features,
+        "n_layers": len(encoder.layers),
+        "max_len": encoder.embedding.position.max_len,
+        "n_classes": model.head.out_features,
+        "norm_first": layer.norm_first,
+        "eps": layer.norm1.eps,
+        "embedding_scale": encoder.embedding.token.scale,
+    }
+
+
+def export_weights(model: TokenClassifier, task: str) -> dict:
+    """Configuration and parameters of ``model``, JSON-ready."""
+    params = {
+        name: {
+            "shape": list(p.shape),
+            "data": base64.b64encode(p.detach().float().numpy().astype("<f4").tobytes()).decode(),
+        }
+        for name, p in model.named_parameters()
+    }
+    return {"task": task, "config": _config(model), "params": params}
+
+
+@torch.no_grad()
+def test_vectors(model: TokenClassifier) -> list[dict]:
+    """The package's logits and attention maps for ``TEST_INPUTS``, one sequence at a time
+    (the widget runs one unpadded sequence). Computed in float64 from the float32 weights,
+    as the page computes: what remains between the two is the page's own error, not
+    float32 rounding."""
+    model = copy.deepcopy(model).double().eval()
+    vectors = []
+    for ids in TEST_INPUTS:
+        x = torch.tensor([ids])
+        vectors.append(
+            {
+                "ids": ids,
+                "logits": model(x)[0].tolist(),  # (T, n_classes)
+                "attention": attention_maps(model.encoder, x)[:, 0].tolist(),  # (L, H, T, T)
+            }
+        )
+    return vectors
+
+
+def attention_explorer(models: dict[str, TokenClassifier]) -> str:
+    """Publish the models' weights and test vectors; return the explorer's HTML."""
+    from docs_build.published import publish
+
+    attrs = {}
+    tests = {}
+    for task, model in models.items():
+        blob = json.dumps(export_weights(model, task), separators=(",", ":")).encode()
+        attrs[f"data-model-{task}"] = publish(blob, ".json")
+        tests[task] = test_vectors(model)
+    attrs["data-tests"] = publish(json.dumps(tests).encode(), ".json")
+    attrs["data-tasks"] = " ".join(models)
+    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
+    return f'<div class="explorer" data-explorer="attention" {attributes}></div>'

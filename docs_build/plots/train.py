@@ -1,0 +1,118 @@
+"""Drawings of the Train page, from the page's own runs.
+
+They draw what the page's fences trained, so they are not in ``FIGURES`` (drawn from the
+package alone): the fences call them through ``docs_build.published.run_figure``, e.g.
+``run_figure("train-curves", lambda theme: curves(theme, histories))``.
+"""
+
+from __future__ import annotations
+
+
+def _smooth(values: list[float], window: int = 10) -> list[float]:
+    """Running mean over the last ``window`` values (the first ones over fewer)."""
+    out, total = [], 0.0
+    for i, v in enumerate(values):
+        total += v - (values[i - window] if i >= window else 0.0)
+        out.append(total / min(i + 1, window))
+    return out
+
+
+def _tidy(ax, theme) -> None:
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    ax.grid(True, linewidth=0.5, color=theme["grid"])
+
+
+def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str = ""):
+    """Training loss (left, log scale) and held-out accuracy (right) of named runs;
+    ``dashed`` runs share the colour of the run of the same name."""
+    import matplotlib.pyplot as plt
+
+    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.3), layout="constrained")
+    colours = [theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]]
+    for (name, h), colour in zip(histories.items(), colours, strict=False):
+        runs = [(h, "-", name)]
+        if dashed and name in dashed:
+            runs.append((dashed[name], "--", f"{name}{title_suffix}"))
+        for run, style, label in runs:
+            steps = range(1, len(run.loss) + 1)
+            left.plot(steps, _smooth(run.loss), style, color=colour, label=label, lw=1.6)
+            right.plot(
+                run.eval_steps, run.eval_accuracy, style, marker="o", ms=3,
+                color=colour, label=label, lw=1.6,
+            )  # fmt: skip
+    left.set_yscale("log")
+    left.set_xlabel("step")
+    left.set_ylabel("training loss (mean of 10 steps)")
+    right.set_xlabel("step")
+    right.set_ylabel("held-out token accuracy")
+    right.set_ylim(0, 1.02)
+    right.legend(loc="lower right", fontsize=9)
+    for ax in (left, right):
+        _tidy(ax, theme)
+    return fig
+
+
+def heads(theme, panels: list[tuple[str, list[str], object]]):
+    """Attention maps, one row of heads per (label, tokens, weights (H, T, T)) panel.
+
+    All maps are tiles of a single image (one axes, one imshow): a grid of small axes
+    takes matplotlib seconds to draw.
+    """
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    H, T = panels[0][2].shape[0], len(panels[0][1])
+    step = T + 1  # one empty cell between maps
+    mosaic = np.full((len(panels) * step - 1, H * step - 1), np.nan)
+    for row, (_, _, weights) in enumerate(panels):
+        for h in range(H):
+            mosaic[row * step : row * step + T, h * step : h * step + T] = weights[h]
+    fig, ax = plt.subplots(figsize=(8.0, 1.9 * len(panels) + 0.4), layout="constrained")
+    cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
+    cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
+    im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
+    for row, (label, _, _) in enumerate(panels):
+        for h in range(H):
+            x0, y0 = h * step - 0.5, row * step - 0.5
+            ax.add_patch(plt.Rectangle((x0, y0), T, T, fill=False, ec=theme["grid"], lw=0.6))
+        ax.text(-2.2, row * step + T / 2 - 0.5, label, rotation=90, ha="center", va="center")
+    ticks = [r * step + i for r in range(len(panels)) for i in range(T)]
+    ax.set_yticks(ticks, [tok for _, tokens, _ in panels for tok in tokens], fontsize=7)
+    bottom = (len(panels) - 1) * step
+    ax.set_xticks(
+        [h * step + i for h in range(H) for i in range(T)],
+        [tok for _ in range(H) for tok in panels[-1][1]],
+        fontsize=7,
+    )
+    ax.tick_params(length=0, pad=2)
+    for h in range(H):
+        ax.text(h * step + T / 2 - 0.5, -1.2, f"head {h}", ha="center", va="bottom")
+    ax.set_xlim(-0.5, H * step - 1.5)
+    ax.set_ylim(bottom + T - 0.5, -0.5)
+    for side in ax.spines.values():
+        side.set_visible(False)
+    cbar = fig.colorbar(im, ax=ax, fraction=0.02, pad=0.02, label="attention weight")
+    cbar.outline.set_visible(False)
+    return fig
+
+
+def losses(theme, runs: dict, ylabel: str = "training loss (mean of 10 steps)"):
+    """Training-loss curves of named runs, on one axis (log scale)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7.5, 3.2), layout="constrained")
+    styles = ["-", "--", "-", "--"]
+    colours = [theme["accent2"], theme["accent2"], theme["accent"], theme["accent"]]
+    for (label, h), style, colour in zip(runs.items(), styles, colours, strict=False):
+        steps = range(1, len(h.loss) + 1)
+        ax.plot(steps, _smooth(h.loss), style, color=colour, label=label, lw=1.6)
+    ax.set_yscale("log")
+    ax.set_xlabel("step")
+    ax.set_ylabel(ylabel)
+    ax.legend(loc="lower left", fontsize=9)
+    _tidy(ax, theme)
+    return fig
+
+
+FIGURES: dict = {}  # the Train page's figures come from its fences (see above)

@@ -1,0 +1,297 @@
+"""Training the encoder: a per-token classifier, its loss, the paper's learning-rate
+schedule and a plain AdamW loop.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import math
+import sys
+import time
+from collections.abc import Iterator
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from encoder import _checks
+from encoder.encoder import Encoder
+from encoder.tasks import IGNORE, PAD, Task
+
+
+# --8<-- [start:classifier]
+class TokenClassifier(nn.Module):
+    """An Encoder and one linear layer: a score for each of n_classes at every position.
+
+    Args:
+        encoder: the encoder; its padding tokens are masked as usual.
+        n_classes: number of output classes.
+        tie_weights: use the token embedding as the output layer (as on the Token
+            Embedding page); needs n_classes == the encoder's vocabulary size.
+
+    Shape:
+        ids: (B, T) integer tensor  ->  logits (B, T, n_classes)
+    """
+
+    def __init__(
+        self, encoder: Encoder, n_classes: int, tie_weights: bool = False
+    ) -> None:
+        super().__init__()
+        _checks.instance("encoder", encoder, Encoder)
+        _checks.positive_ints(n_classes=n_classes)
+        _checks.bools(tie_weights=tie_weights)
+        token = encoder.embedding.token
+        if tie_weights and n_classes != token.num_embeddings:
+            raise ValueError(
+                f"tie_weights needs n_classes ({n_classes}) == the encoder's "
+                f"vocab_size ({token.num_embeddings})"
+            )
+        self.encoder = encoder
+        self.head = nn.Linear(token.embedding_dim, n_classes, bias=not tie_weights)
+        if tie_weights:
+            self.head.weight = token.weight  # one Parameter, two uses
+
+    def forward(
+        self, ids: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        h = self.encoder(ids, mask)  # (B, T, d_model)
+        return self.head(h)  # (B, T, n_classes)
+
+
+# --8<-- [end:classifier]
+
+
+# --8<-- [start:loss]
+def token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
+    """Mean cross-entropy over the positions whose target is not IGNORE (padding).
+
+    Shape:
+        logits: (B, T, C), targets: (B, T)  ->  scalar
+    """
+    _check_scores(logits, targets)
+    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+
+
+def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
+    """Fraction of the real (not IGNORE) positions whose highest score is the target.
+
+    Shape:
+        logits: (B, T, C), targets: (B, T)  ->  float
+    """
+    _check_scores(logits, targets)
+    real = targets != IGNORE
+    return (logits.argmax(-1) == targets)[real].float().mean().item()
+
+
+# --8<-- [end:loss]
+
+
+def _check_scores(logits: torch.Tensor, targets: torch.Tensor) -> None:
+    _checks.tensor("logits", logits, ("B", "T", "C"))
+    _checks.tensor("targets", targets, ("B", "T"), ids=True)
+    if logits.shape[:2] != targets.shape:
+        raise ValueError(
+            f"logits (B, T, C) and targets (B, T) must share B and T, got "
+            f"{tuple(logits.shape)} and {tuple(targets.shape)}"
+        )
+
+
+# --8<-- [start:schedule]
+def lr_factor(step: int, warmup: int) -> float:
+    """The paper's learning-rate schedule (section 5.3) divided by its peak: a linear
+    ramp over ``warmup`` steps, then decay as 1/sqrt(step). 1.0 when warmup == 0.
+
+    Times a peak of d_model ** -0.5 * warmup ** -0.5, it is the paper's
+    d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5). Steps count from 1.
+    """
+    _checks.positive_ints(step=step)
+    _checks.integer("warmup", warmup)
+    if warmup < 0:
+        raise ValueError(f"warmup must be >= 0, got {warmup}")
+    if warmup == 0:
+        return 1.0
+    return min(step / warmup, math.sqrt(warmup / step))
+
+
+# --8<-- [end:schedule]
+
+
+@dataclasses.dataclass
+class History:
+    """What ``train`` measured: loss, accuracy and learning rate at every step, and
+    the held-out accuracy every ``eval_every`` steps."""
+
+    loss: list[float] = dataclasses.field(default_factory=list, init=False)
+    accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
+    lr: list[float] = dataclasses.field(default_factory=list, init=False)
+    eval_steps: list[int] = dataclasses.field(default_factory=list, init=False)
+    eval_accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
+    seconds: float = dataclasses.field(default=0.0, init=False)  # time of the loop
+
+
+def _non_negative_ints(**values: object) -> None:
+    for name, value in values.items():
+        _checks.integer(name, value)
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+
+
+def _check_arguments(**numbers: object) -> None:
+    _checks.positive_ints(steps=numbers["steps"], batch_size=numbers["batch_size"])
+    _checks.positive_ints(threads=numbers["threads"])
+    _checks.integer("seed", numbers["seed"])
+    _non_negative_ints(warmup=numbers["warmup"], eval_every=numbers["eval_every"])
+    if numbers["log_every"] is not None:
+        _non_negative_ints(log_every=numbers["log_every"])
+    _checks.positive_float("lr", numbers["lr"])
+    weight_decay = numbers["weight_decay"]
+    if not isinstance(weight_decay, (int, float)) or isinstance(weight_decay, bool):
+        kind = type(weight_decay).__name__
+        raise TypeError(f"weight_decay must be a float, got {kind} {weight_decay!r}")
+    if not 0 <= weight_decay < math.inf:
+        raise ValueError(f"weight_decay must be >= 0 and finite, got {weight_decay}")
+
+
+def check_fits(model: TokenClassifier, task: Task) -> None:
+    """Raise unless ``model`` reads every sequence of ``task`` and has every answer."""
+    _checks.instance("model", model, TokenClassifier)
+    _checks.instance("task", task, Task)
+    vocab = model.encoder.embedding.token.num_embeddings
+    if vocab < task.vocab_size:
+        raise ValueError(
+            f"the model's vocabulary ({vocab} ids) is too small for task "
+            f"{task.name!r} with vocab_size={task.vocab_size}"
+        )
+    position = model.encoder.embedding.position
+    max_len = getattr(position, "max_len", None)  # None: no table, no limit
+    if max_len is not None and task.max_len > max_len:
+        raise ValueError(
+            f"task {task.name!r} has sequences of up to {task.max_len} tokens, "
+            f"beyond the model's max_len={max_len}"
+        )
+    if model.head.out_features < task.n_classes:
+        raise ValueError(
+            f"task {task.name!r} has {task.n_classes} classes but the model's head "
+            f"has {model.head.out_features}"
+        )
+    if model.encoder.padding_idx != PAD:
+        raise ValueError(
+            f"tasks pad with id {PAD}, but the encoder's padding_idx is "
+            f"{model.encoder.padding_idx}"
+        )
+
+
+def _log(step: int, steps: int, history: History, seconds: float) -> None:
+    print(
+        f"step {step:>5}/{steps}  loss {history.loss[-1]:.4f}  "
+        f"accuracy {history.accuracy[-1]:6.1%}  ({seconds:.1f} s)",
+        file=sys.stderr,
+    )
+
+
+@contextlib.contextmanager
+def num_threads(n: int) -> Iterator[None]:
+    """Run the block with torch using ``n`` threads, then restore the previous count."""
+    _checks.positive_ints(threads=n)
+    previous = torch.get_num_threads()
+    torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(previous)
+
+
+# --8<-- [start:train]
+def train(
+    model: TokenClassifier,
+    task: Task,
+    steps: int,
+    batch_size: int = 64,
+    lr: float = 5e-3,
+    warmup: int = 0,
+    weight_decay: float = 0.01,
+    seed: int = 0,
+    eval_every: int = 50,
+    threads: int = 1,
+    log_every: int | None = None,
+) -> History:
+    """Train ``model`` on ``task`` with AdamW for ``steps`` batches; return the History.
+
+    Deterministic for a given seed and thread count: the batches come from a generator
+    seeded with ``seed``, dropout from torch's global RNG, seeded here too, and the
+    loop runs on ``threads`` threads (one is fastest for models this small). Every
+    ``eval_every`` steps (0: never), the History records the held-out accuracy. Logs
+    to stderr every ``log_every`` steps (by default every tenth of the run, and only
+    when stderr is a terminal).
+    """
+    check_fits(model, task)
+    _check_arguments(
+        steps=steps, batch_size=batch_size, lr=lr, warmup=warmup, seed=seed,
+        weight_decay=weight_decay, eval_every=eval_every, threads=threads,
+        log_every=log_every,
+    )  # fmt: skip
+    if log_every is None:
+        log_every = max(1, steps // 10) if sys.stderr.isatty() else 0
+
+    torch.manual_seed(seed)  # dropout
+    data = torch.Generator().manual_seed(seed)  # batches
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    history, start = History(), time.perf_counter()
+    with num_threads(threads):
+        for step in range(1, steps + 1):
+            for group in optimizer.param_groups:
+                group["lr"] = lr * lr_factor(step, warmup)
+            ids, targets = task.batch(batch_size, data)  # (B, T), (B, T)
+            model.train()  # evaluate() below switches to eval mode
+            logits = model(ids)  # (B, T, n_classes)
+            loss = token_loss(logits, targets)
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            optimizer.step()
+
+            history.loss.append(loss.item())
+            history.accuracy.append(token_accuracy(logits.detach(), targets))
+            history.lr.append(optimizer.param_groups[0]["lr"])
+            if eval_every and step % eval_every == 0:
+                history.eval_steps.append(step)
+                history.eval_accuracy.append(evaluate(model, task, n=500))
+            if log_every and (step % log_every == 0 or step == steps):
+                _log(step, steps, history, time.perf_counter() - start)
+    history.seconds = time.perf_counter() - start
+    return history
+
+
+# --8<-- [end:train]
+
+
+# --8<-- [start:evaluate]
+@torch.no_grad()
+def evaluate(
+    model: TokenClassifier,
+    task: Task,
+    n: int = 2000,
+    seed: int = 1234,
+    padding_mask: bool = True,
+    threads: int = 1,
+) -> float:
+    """Token accuracy of ``model`` (in eval mode) on ``n`` held-out sequences of
+    ``task``. With ``padding_mask=False``, tokens attend to the padding too."""
+    check_fits(model, task)
+    _checks.positive_ints(n=n, threads=threads)
+    _checks.integer("seed", seed)
+    _checks.bools(padding_mask=padding_mask)
+    ids, targets = task.batch(n, torch.Generator().manual_seed(seed), split="test")
+    model.eval()
+    encoder, pad = model.encoder, model.encoder.padding_idx
+    if not padding_mask:
+        encoder.padding_idx = None  # the Encoder then masks no key
+    try:
+        with num_threads(threads):
+            logits = model(ids)
+    finally:
+        encoder.padding_idx = pad
+    return token_accuracy(logits, targets)
+
+
+# --8<-- [end:evaluate]
