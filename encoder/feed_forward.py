@@ -11,7 +11,7 @@ from encoder import _checks
 
 # --8<-- [start:ffn]
 class PositionwiseFeedForward(nn.Module):
-    """FFN(x) = max(0, x W1 + b1) W2 + b2, applied to each position independently.
+    """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position independently.
 
     Args:
         d_model: input and output width.
@@ -27,8 +27,8 @@ class PositionwiseFeedForward(nn.Module):
         super().__init__()
         _checks.positive_ints(d_model=d_model, d_ff=d_ff)
         _checks.probability("dropout", dropout)
-        self.linear1 = nn.Linear(d_model, d_ff)  # W1, b1
-        self.linear2 = nn.Linear(d_ff, d_model)  # W2, b2
+        self.linear1 = nn.Linear(d_model, d_ff)  # W_1, b_1
+        self.linear2 = nn.Linear(d_ff, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:

@@ -13,10 +13,10 @@ from encoder import _checks
 def layer_norm(
     x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float = 1e-5
 ) -> torch.Tensor:
-    """gamma * (x - mean) / sqrt(var + eps) + beta over the last dimension, written out.
+    """gamma * (x - mean) / sqrt(var + eps) + beta, over the last dimension.
 
-    The variance is the biased one (divide by d, not d - 1), as in Ba et al. (2016)
-    and PyTorch.
+    Written out, operator by operator. The variance is the biased one (divide by d,
+    not d - 1), as in Ba et al. (2016) and PyTorch.
     fp16/bf16 inputs are normalised in float32 and cast back.
 
     Shape:

@@ -1,0 +1,107 @@
+"""How long a concept page's core is on a desktop screen (issue 12, target 4).
+
+A concept page opens with its core — the idea, the formula, the package's code, one check —
+and folds the rest under a ``## Deeper`` heading. The core is measured as a reader meets it:
+in Chromium at 1280×900, the page as loaded (collapsed blocks closed), formulas typeset and
+fonts loaded, from the top of the article to the Deeper heading, in screens of 900 pixels.
+The Multi-Head Attention page's core must fit in 8 screens; every concept page's measurement
+is printed (``pytest -rP``) and kept in ``test-artifacts/browser/core-screens.json``.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from browsing import ARTIFACTS, VIEWPORT
+
+MAX_SCREENS = 8
+CONCEPT_PAGES = [
+    "token-embedding/",
+    "positional-encoding/",
+    "transformer-embedding/",
+    "layer-norm/",
+    "feed-forward/",
+    "attention/",
+    "encoder-layer/",
+    "encoder/",
+]
+DEEPER = "deeper"  # the heading's id, the same in both languages (`## 深入 {#deeper}`)
+
+# Heights in CSS pixels, after the page is laid out as a reader first sees it.
+MEASURE = """
+async (deeper) => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  await document.fonts.ready;
+  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const article = document.querySelector("article");
+  const top = article.getBoundingClientRect().top;
+  const heading = article.querySelector(`h2#${deeper}`);
+  return {
+    article: article.getBoundingClientRect().height,
+    core: heading ? heading.getBoundingClientRect().top - top : null,
+    closed: [...article.querySelectorAll("details")].filter((d) => !d.open).length,
+    details: article.querySelectorAll("details").length,
+  };
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def measured(site, browser) -> dict[str, dict]:
+    """{page: its measurement} for every concept page, in English and in Chinese."""
+    ctx = browser.new_context("light")
+    page = ctx.new_page()
+    out = {}
+    for path in CONCEPT_PAGES + [f"zh/{p}" for p in CONCEPT_PAGES]:
+        page.goto(site.url(path), wait_until="load")
+        m = page.evaluate(MEASURE, DEEPER)
+        screen = VIEWPORT["height"]
+        m["article_screens"] = round(m["article"] / screen, 2)
+        m["core_screens"] = None if m["core"] is None else round(m["core"] / screen, 2)
+        out[path] = m
+    ctx.close()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    (ARTIFACTS / "core-screens.json").write_text(json.dumps(out, indent=2) + "\n")
+    return out
+
+
+def _line(path: str, m: dict) -> str:
+    core = "no Deeper heading" if m["core_screens"] is None else f"{m['core_screens']:5.2f}"
+    return (
+        f"{path:<26} core {core:>17} screens   whole article {m['article_screens']:5.2f}   "
+        f"collapsed blocks {m['closed']}/{m['details']}"
+    )
+
+
+def test_attention_core_fits_in_eight_screens(measured):
+    for path in ("attention/", "zh/attention/"):
+        m = measured[path]
+        print(_line(path, m))
+        if m["core_screens"] is None:
+            pytest.skip(
+                f"/{path} has no `## Deeper` heading yet (id {DEEPER!r}): its core is not "
+                f"separated from its depth, so there is nothing to measure; the whole article "
+                f"is {m['article_screens']} screens"
+            )
+        assert m["core_screens"] <= MAX_SCREENS, (
+            f"/{path}: the core (article top to `## Deeper`) is {m['core_screens']} screens "
+            f"of {VIEWPORT['height']} px at {VIEWPORT['width']} px wide, more than {MAX_SCREENS}"
+        )
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
+def test_every_concept_page_core_is_measured(measured, lang):
+    """Prints each concept page's core length; a page that already has its Deeper section
+    keeps its core within the Multi-Head Attention page's limit (the others should be
+    shorter)."""
+    too_long = []
+    for path in (lang + p for p in CONCEPT_PAGES):
+        m = measured[path]
+        print(_line(path, m))
+        assert m["article"] > 0, f"/{path}: no article laid out"
+        if m["core_screens"] is not None and m["core_screens"] > MAX_SCREENS:
+            too_long.append(f"/{path}: core {m['core_screens']} screens")
+    assert not too_long, f"cores longer than {MAX_SCREENS} screens: {too_long}"
