@@ -76,11 +76,11 @@ def _check_sdpa_inputs(
 class MultiHeadAttention(nn.Module):
     """n_head attentions in parallel, each on its own d_model / n_head slice.
 
-    W_Q, W_K and W_V are stacked in one (3 d_model, d_model) projection, as in
+    W^Q, W^K and W^V are stacked in one (3 d_model, d_model) projection, as in
     ``nn.MultiheadAttention``; self-attention projects with one matrix product.
 
     Initialised as ``nn.MultiheadAttention``: Xavier-uniform on the stacked
-    [W_Q; W_K; W_V], zero biases.
+    [W^Q; W^K; W^V], zero biases.
 
     Args:
         d_model: model width; must be divisible by n_head.
@@ -103,8 +103,8 @@ class MultiHeadAttention(nn.Module):
             )
         self.d_model, self.n_head, self.d_head = d_model, n_head, d_model // n_head
         self.dropout = dropout
-        self.in_proj = nn.Linear(d_model, 3 * d_model)  # [W_Q; W_K; W_V]
-        self.out_proj = nn.Linear(d_model, d_model)  # W_O
+        self.in_proj = nn.Linear(d_model, 3 * d_model)  # [W^Q; W^K; W^V]
+        self.out_proj = nn.Linear(d_model, d_model)  # W^O
         # nn.MultiheadAttention's initialisation: both start from the same distribution
         nn.init.xavier_uniform_(self.in_proj.weight)
         nn.init.zeros_(self.in_proj.bias)
