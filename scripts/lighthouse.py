@@ -115,6 +115,15 @@ def lighthouse(url: str, out: Path) -> dict:
             key=lambda r: -r[1],
         ),
         "failed": [a for a in CATEGORIES if report["categories"][a]["score"] is None],
+        "audits_below_1": {  # why a category is not 100
+            c: [
+                ref["id"]
+                for ref in report["categories"][c]["auditRefs"]
+                if ref["weight"] and (report["audits"][ref["id"]]["score"] or 0) < 1
+            ]
+            for c in CATEGORIES
+            if c != "performance"
+        },
     }
 
 
