@@ -48,7 +48,7 @@ test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/pytest $(PYTEST_FLAGS)
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_encoder_layer.py
+	$(BIN)/python -m benchmarks.bench_encoder_layer
 
 clean:
 	rm -rf $(VENV) site .cache node_modules

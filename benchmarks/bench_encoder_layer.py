@@ -1,9 +1,9 @@
 """Speed and peak memory of ``encoder.EncoderLayer`` against ``torch.nn.TransformerEncoderLayer``.
 
-    python benchmarks/bench_encoder_layer.py                  # CPU, float32: prints the tables
-    python benchmarks/bench_encoder_layer.py --save           # and writes docs/data/benchmarks.json
-    python benchmarks/bench_encoder_layer.py --device cuda --save   # docs/data/benchmarks-cuda.json
-    python benchmarks/bench_encoder_layer.py --quick          # small sizes: a smoke test
+    python -m benchmarks.bench_encoder_layer                  # CPU, float32: prints the tables
+    python -m benchmarks.bench_encoder_layer --save           # and writes docs/data/benchmarks.json
+    python -m benchmarks.bench_encoder_layer --device cuda --save   # docs/data/benchmarks-cuda.json
+    python -m benchmarks.bench_encoder_layer --quick          # small sizes: a smoke test
 
 What is compared: layers.py. How it is timed: harness.py. What is printed and saved: report.py.
 The method, the FLOP count and the JSON schema: README.md.
@@ -20,12 +20,9 @@ from pathlib import Path
 
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path[:0] = [str(HERE.parent), str(HERE)]  # run from a checkout without installing anything
+from benchmarks import harness, layers, report
 
-import harness  # noqa: E402
-import layers  # noqa: E402
-import report  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 DATA = HERE.parent / "docs" / "data"
 FLOPS_FORWARD = "2 * B * S * (4 d^2 + 2 S d + 2 d ff)"
@@ -142,7 +139,7 @@ def measure_memory(args) -> list[dict]:
         row: dict = {"seq_len": S}
         for impl in impls:
             argv = ["--memory-child", impl, str(S), *map(str, sizes)]
-            res = harness.in_fresh_process(__file__, argv)
+            res = harness.in_fresh_process(__spec__.name, argv)
             row[f"{impl}_mib"], row["method"] = round(res["mib"], 1), res["method"]
         row["ratio"] = {
             i: round(row[f"{i}_mib"] / row["torch_mib"], 3) if row["torch_mib"] else None

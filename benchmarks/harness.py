@@ -190,7 +190,10 @@ def rss_peak_mib(fn: Callable[[], object]) -> dict:
     return {"mib": (peak - before) / 1024, "method": method}
 
 
-def in_fresh_process(script: str, argv: list[str]) -> dict:
-    """Run ``script argv`` in a new Python process and parse the JSON line it prints."""
-    result = subprocess.run([sys.executable, script, *argv], check=True, capture_output=True)
+def in_fresh_process(module: str, argv: list[str]) -> dict:
+    """Run ``python -m module argv`` in a new process, from the checkout's root, and parse the
+    JSON line it prints."""
+    root = Path(__file__).resolve().parent.parent
+    cmd = [sys.executable, "-m", module, *argv]
+    result = subprocess.run(cmd, cwd=root, check=True, capture_output=True)
     return json.loads(result.stdout)

@@ -24,9 +24,9 @@ from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
-from harness import Call
 from torch import nn
 
+from benchmarks.harness import Call
 from encoder import EncoderLayer
 
 

@@ -5,26 +5,17 @@ belong to the script's output)."""
 from __future__ import annotations
 
 import json
-import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 import torch
 from torch import nn
 
-BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+from benchmarks import bench_encoder_layer, harness, layers
 
 
 @pytest.fixture(scope="module")
 def bench():
-    sys.path.insert(0, str(BENCHMARKS))
-    try:
-        import bench_encoder_layer
-        import harness
-        import layers
-    finally:
-        sys.path.remove(str(BENCHMARKS))
     return SimpleNamespace(main=bench_encoder_layer, harness=harness, layers=layers)
 
 
