@@ -64,3 +64,12 @@ def package_changed() -> bool:
         for name in [m for m in sys.modules if m.partition(".")[0] == "encoder"]:
             del sys.modules[name]
     return changed
+
+
+def write_atomic(path: Path, data: str | bytes) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same folder (created when
+    missing), so that a concurrent build never reads half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    tmp.replace(path)

@@ -27,14 +27,13 @@ import hashlib
 import html
 import json
 import logging
-import os
 import re
 import time
 
 import markdown_exec
 from mkdocs.plugins import event_priority
 
-from docs_build.cache import cache_dir, package_hash
+from docs_build.cache import cache_dir, package_hash, write_atomic
 
 log = logging.getLogger("mkdocs.hooks.fences")
 
@@ -149,10 +148,7 @@ def formatter(source: str, language: str, css_class: str, options: dict, md, **k
             entry.update(status="failed", log=failure)
             return output
         entry["status"] = "ran"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(output)
-        tmp.replace(path)  # atomic: a concurrent build never reads half an output
+        write_atomic(path, output)
 
     def printed(*args, **kwargs) -> str:
         return output

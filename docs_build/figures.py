@@ -17,7 +17,6 @@ import importlib.metadata
 import io
 import json
 import logging
-import os
 import pkgutil
 import re
 import sys
@@ -25,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from docs_build import plots
-from docs_build.cache import cache_dir, package_hash
+from docs_build.cache import cache_dir, package_hash, write_atomic
 
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
@@ -223,10 +222,7 @@ def render_all() -> dict[str, dict[str, str]]:
         drawn = {}
         for name, fn in drawings().items():
             drawn.update(_draw(name, fn))
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = cache.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(drawn))
-        tmp.replace(cache)  # atomic: a concurrent build never reads half a file
+        write_atomic(cache, json.dumps(drawn))
         for old in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
             old.unlink(missing_ok=True)
     clash = set(out) & set(drawn)

@@ -20,14 +20,13 @@ import atexit
 import dataclasses
 import html as htmllib
 import json
-import os
 import re
 import shutil
 import subprocess
 import threading
 from pathlib import Path
 
-from docs_build.cache import ROOT, cache_dir, package_hash
+from docs_build.cache import ROOT, cache_dir, package_hash, write_atomic
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 LOCK = ROOT / "package-lock.json"
@@ -115,10 +114,7 @@ def _cached(path: Path, compute) -> dict:
     if path.exists():
         return json.loads(path.read_text(encoding="utf-8"))
     value = compute()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(value), encoding="utf-8")
-    tmp.replace(path)  # atomic: a concurrent build never reads half a file
+    write_atomic(path, json.dumps(value))
     return value
 
 

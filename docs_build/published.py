@@ -28,14 +28,13 @@ from __future__ import annotations
 
 import hashlib
 import html
-import os
 import posixpath
 import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
 
-from docs_build.cache import cache_dir
+from docs_build.cache import cache_dir, write_atomic
 
 STORE = cache_dir("published")
 SITE_DIR = "published"  # where the files land in the site
@@ -45,10 +44,7 @@ TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}(?:-dark)?\.[a-z0-9]+)")
 def _store(name: str, data: bytes) -> str:
     path = STORE / name
     if not path.exists():
-        STORE.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(data)
-        tmp.replace(path)  # atomic: a concurrent build never reads half a file
+        write_atomic(path, data)
     return f"published:{name}"
 
 
