@@ -15,6 +15,9 @@ registers with pymdownx.superfences) and adds:
 - A record. Every page's fences (ran, cached or failed, with markdown-exec's log of the
   failure) and its problems go to ``fences/record.json`` in the cache folder when the build
   ends; the tests report them page by page (tests/site/test_strict_build.py).
+- Two cores. A full build shares the pages that run code with a second process,
+  ``docs_build/fence_worker.py``, which runs their fences into the same cache from the last page
+  backwards while the build goes on from the first (a cold build takes about half as long).
 - Nothing skipped silently. A python fence that neither runs nor includes a package section,
   and a fence that Markdown shows as text (indented wrongly under a list, tab or admonition)
   are warnings, so the strict build fails.
@@ -28,11 +31,16 @@ import html
 import json
 import logging
 import re
+import shutil
+import subprocess
+import tempfile
 import time
+from pathlib import Path
 
 import markdown_exec
 from mkdocs.plugins import event_priority
 
+from docs_build import fence_worker
 from docs_build.cache import cache_dir, package_hash, write_atomic
 
 log = logging.getLogger("mkdocs.hooks.fences")
@@ -59,6 +67,15 @@ class State:
     page = ""  # src_uri of the page being built
     sessions: dict[str, Session] = {}  # noqa: RUF012 (reset per page)
     record: dict[str, dict] = {}  # noqa: RUF012 (reset per build)
+    full = True  # a full build (not `--dirty`): the worker pays
+    worker: subprocess.Popen | None = None  # docs_build/fence_worker.py, during a full build
+    claims: Path | None = None  # the folder where the build and the worker claim pages
+    shared: set[str] = set()  # noqa: RUF012 (the pages offered to the worker)
+    by_worker: dict[str, dict] = {}  # noqa: RUF012 (the worker's record of the pages it ran)
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    State.full = not dirty
 
 
 @event_priority(-100)  # after markdown-exec registered its formatter
@@ -72,11 +89,37 @@ def on_config(config):
     return config
 
 
+@event_priority(100)  # first: the worker starts while the other hooks draw figures
+def on_files(files, config):
+    pages = [
+        f.src_uri
+        for f in files.documentation_pages()
+        if f.src_uri.endswith(".md")
+        and any(RUNS.search(m["info"]) for m in FENCE.finditer(f.content_string))
+    ]
+    if State.full and len(pages) > 1:
+        State.claims = Path(tempfile.mkdtemp(prefix="fence-claims-"))
+        State.worker = fence_worker.start(config.config_file_path, State.claims, pages)
+        State.shared, State.by_worker = set(pages), {}
+    return files
+
+
 def on_pre_page(page, config, files):
-    State.page = page.file.src_uri
+    src_uri = page.file.src_uri
+    if State.worker is not None and src_uri in State.shared:
+        if not fence_worker.claim(State.claims, src_uri):  # the worker's: wait for its outputs
+            worked = fence_worker.wait_for(State.worker, State.claims, src_uri)
+            if worked is not None:
+                State.by_worker[src_uri] = worked
+    begin_page(src_uri)
+    return page
+
+
+def begin_page(src_uri: str) -> None:
+    """Start recording the fences of a page (the build's or the worker's)."""
+    State.page = src_uri
     State.sessions = {}
     State.record[State.page] = {"fences": [], "problems": []}
-    return page
 
 
 @event_priority(100)  # the page as written, before other hooks change its Markdown
@@ -102,6 +145,15 @@ def on_page_content(content: str, page, config, files) -> str:
 
 
 def on_post_build(config) -> None:
+    if State.worker is not None:
+        State.worker.kill()  # done by now, unless the build failed before meeting it
+        State.worker.wait()
+        shutil.rmtree(State.claims, ignore_errors=True)
+        State.worker = None
+    for src_uri, worked in State.by_worker.items():  # outputs it ran and the build reused
+        for mine, theirs in zip(State.record[src_uri]["fences"], worked["fences"], strict=False):
+            if mine["status"] == "cached" and theirs["status"] == "ran":
+                mine.update(status="ran", seconds=theirs["seconds"], by="worker")
     path = cache_dir("fences") / "record.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({"package": State.package, "pages": State.record}, indent=1))
