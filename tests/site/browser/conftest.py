@@ -1,7 +1,8 @@
 """Fixtures and hooks of the browser tests; the machinery is in ``browsing.py``.
 
 ``visit``: one page (``page_path``, every page of the site) in one colour scheme (``scheme``),
-visited once: all visits are made when the first is asked for, the two schemes in parallel.
+visited once: the visits start with the first browser test, in two threads (one per scheme),
+while the tests that drive a page of their own (``live_page``) run.
 ``browser`` and ``live_page``: a Chromium for tests that drive a page themselves. A failing test
 leaves its page's console log and a screenshot in ``test-artifacts/browser/failures/``; with
 ``SCREENSHOTS=1`` in the environment, every visit leaves a full-page screenshot in
@@ -52,18 +53,29 @@ def browser(site):
     chromium.close()
 
 
-@pytest.fixture(scope="session")
-def visits(site) -> dict[tuple[str, str], Visit | str]:
-    """{(page, scheme): its Visit, or why it failed}: every page in both schemes."""
+@pytest.fixture(scope="session", autouse=True)
+def _sweep(request: pytest.FixtureRequest, site):
+    """Every page in both schemes, visited in two threads of their own (one per scheme) from the
+    first browser test on, when a test of the run reads a visit: the tests that drive a page
+    themselves run meanwhile."""
+    if not any(
+        {"visit", "visits"} & set(getattr(item, "fixturenames", ()))
+        for item in request.session.items
+    ):
+        yield {}
+        return
     shots = ARTIFACTS / "screenshots" if os.environ.get("SCREENSHOTS") else None
     if shots:
         shutil.rmtree(shots, ignore_errors=True)
         shots.mkdir(parents=True)
     with ThreadPoolExecutor(len(SCHEMES)) as pool:
-        done = {
-            scheme: pool.submit(visit_all, site, scheme, site.pages, shots) for scheme in SCHEMES
-        }
-        out = {(path, s): v for s, job in done.items() for path, v in job.result().items()}
+        yield {s: pool.submit(visit_all, site, s, site.pages, shots) for s in SCHEMES}
+
+
+@pytest.fixture(scope="session")
+def visits(site, _sweep) -> dict[tuple[str, str], Visit | str]:
+    """{(page, scheme): its Visit, or why it failed}: every page in both schemes."""
+    out = {(path, s): v for s, job in _sweep.items() for path, v in job.result().items()}
     _SUMMARY[:] = write_report(site, [v for v in out.values() if isinstance(v, Visit)])
     return out
 
