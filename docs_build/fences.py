@@ -15,7 +15,7 @@ registers with pymdownx.superfences) and adds:
 - A record. Every page's fences (ran, cached or failed, with markdown-exec's log of the
   failure) and its problems go to ``fences/record.json`` in the cache folder when the build
   ends; the tests report them page by page (tests/site/test_strict_build.py).
-- Two cores. A full build shares the pages that run code with a second process,
+- Two cores. A build of several pages with code shares them with a second process,
   ``docs_build/fence_worker.py``, which runs their fences into the same cache from the last page
   backwards while the build goes on from the first (a cold build takes about half as long).
 - Nothing skipped silently. A python fence that neither runs nor includes a package section,
@@ -67,15 +67,15 @@ class State:
     page = ""  # src_uri of the page being built
     sessions: dict[str, Session] = {}  # noqa: RUF012 (reset per page)
     record: dict[str, dict] = {}  # noqa: RUF012 (reset per build)
-    full = True  # a full build (not `--dirty`): the worker pays
-    worker: subprocess.Popen | None = None  # docs_build/fence_worker.py, during a full build
+    dirty = False  # `--dirty`: only pages older than their source are rebuilt
+    worker: subprocess.Popen | None = None  # docs_build/fence_worker.py, while it is needed
     claims: Path | None = None  # the folder where the build and the worker claim pages
     shared: set[str] = set()  # noqa: RUF012 (the pages offered to the worker)
     by_worker: dict[str, dict] = {}  # noqa: RUF012 (the worker's record of the pages it ran)
 
 
 def on_startup(command: str, dirty: bool) -> None:
-    State.full = not dirty
+    State.dirty = dirty
 
 
 @event_priority(-100)  # after markdown-exec registered its formatter
@@ -91,16 +91,20 @@ def on_config(config):
 
 @event_priority(100)  # first: the worker starts while the other hooks draw figures
 def on_files(files, config):
+    # The pages with code of their own that this build renders (`--dirty`: those edited).
     pages = [
         f.src_uri
         for f in files.documentation_pages()
         if f.src_uri.endswith(".md")
+        and (not State.dirty or f.is_modified())
         and any(RUNS.search(m["info"]) for m in FENCE.finditer(f.content_string))
     ]
-    if State.full and len(pages) > 1:
+    _stop_worker()  # one left by a build that failed
+    State.by_worker = {}
+    if len(pages) > 1:
         State.claims = Path(tempfile.mkdtemp(prefix="fence-claims-"))
         State.worker = fence_worker.start(config.config_file_path, State.claims, pages)
-        State.shared, State.by_worker = set(pages), {}
+        State.shared = set(pages)
     return files
 
 
@@ -144,12 +148,20 @@ def on_page_content(content: str, page, config, files) -> str:
     return content
 
 
-def on_post_build(config) -> None:
+def _stop_worker() -> None:
     if State.worker is not None:
         State.worker.kill()  # done by now, unless the build failed before meeting it
         State.worker.wait()
         shutil.rmtree(State.claims, ignore_errors=True)
-        State.worker = None
+        State.worker, State.shared = None, set()
+
+
+def on_build_error(error) -> None:
+    _stop_worker()
+
+
+def on_post_build(config) -> None:
+    _stop_worker()
     for src_uri, worked in State.by_worker.items():  # outputs it ran and the build reused
         for mine, theirs in zip(State.record[src_uri]["fences"], worked["fences"], strict=False):
             if mine["status"] == "cached" and theirs["status"] == "ran":

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from docs_build import fence_worker
 from docs_build.run import Build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,3 +189,24 @@ def test_an_edited_fence_runs_again_after_its_session_is_replayed(toy, edited):
     assert statuses(record, "b.md") == ["cached", "cached"]
     assert record["a.md"]["problems"] == []
     assert "43" in (toy / "edited" / "b" / "index.html").read_text()
+
+
+def test_the_second_process_runs_pages_from_the_end_into_the_cache_the_build_reads(
+    toy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    # docs_build/fence_worker.py on a cache of its own, the build not started: it takes the
+    # pages last first, records each beside its claim, and a build then runs none of them again.
+    monkeypatch.setenv("DOCS_CACHE", str(tmp_path / "cache"))
+    monkeypatch.chdir(toy)  # MkDocs' folder: the snippets' base_path is relative
+    claims = tmp_path / "claims"
+    claims.mkdir()
+    worker = fence_worker.start(str(toy / "mkdocs.yml"), claims, ["a.md", "b.md"])
+    assert worker.wait(timeout=60) == 0
+    assert sorted(p.name for p in claims.iterdir()) == ["a.md", "a.md.json", "b.md", "b.md.json"]
+    worked = {page: fence_worker.wait_for(worker, claims, page) for page in ("a.md", "b.md")}
+    assert statuses(worked, "b.md") == ["ran", "ran"]  # b.md first: it shows a.md's two fences
+    assert statuses(worked, "a.md") == ["cached", "cached", "ran"]
+    assert not fence_worker.claim(claims, "a.md")  # the build would wait for it instead
+    Build(tmp_path / "site", config=toy / "mkdocs.yml").wait()
+    record = json.loads((tmp_path / "cache" / "fences" / "record.json").read_text())["pages"]
+    assert statuses(record, "a.md") == ["cached"] * 3

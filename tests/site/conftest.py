@@ -143,7 +143,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     terminalreporter.write_sep("=", "site")
     terminalreporter.write_line(
         f"mkdocs build --strict: exit {site.build.returncode} in {site.build.seconds:.1f} s "
-        f"(empty cache); {len(ran)} fences ran in {sum(f['seconds'] for f in ran):.1f} s, "
+        f"(empty cache); {len(ran)} fences ran in {sum(f['seconds'] for f in ran):.1f} s "
+        f"({sum(f.get('by') == 'worker' for f in ran)} of them in the second process), "
         f"{len(fences) - len(ran)} reused"
     )
 

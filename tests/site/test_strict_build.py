@@ -50,3 +50,12 @@ def test_english_fences_ran_and_chinese_pages_reuse_their_results(site):
             assert {f["status"] for f in english} <= {"ran"}, page
             assert {f["status"] for f in chinese} <= {"cached"}, page
     assert any(page["fences"] for page in site.fences.values())
+
+
+def test_the_second_process_ran_pages_and_the_build_ran_them_not_again(site):
+    # docs_build/fence_worker.py takes the pages with code from the end of the build's order (the
+    # Train page trains for half a minute) while the build renders the pages before them.
+    worked = [p for p, r in site.fences.items() if any(f.get("by") for f in r["fences"])]
+    assert worked, "the fence worker ran no page: the cold build ran on one core"
+    for page in worked:
+        assert all(f.get("by") == "worker" for f in site.fences[page]["fences"]), page
