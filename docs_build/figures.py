@@ -134,10 +134,19 @@ def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
     return buf.getvalue(), theme.get("has_words", False)
 
 
-def render(fn: Callable) -> dict[str, str]:
-    """{"": light_svg, "-dark": dark_svg} of one drawing ``fn(theme)``, uncached (for figures
-    drawn by a page's own code: ``docs_build.published.run_figure``)."""
-    return {suffix: _to_svg(fn, theme)[0] for suffix, theme in THEMES.items()}
+def render(fn: Callable) -> dict[str, dict[str, str]]:
+    """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``, and the same in
+    Chinese under ``"-zh"`` when the drawing has words; uncached."""
+    english, has_words = {}, False
+    for suffix, theme in THEMES.items():
+        english[suffix], words = _to_svg(fn, theme)
+        has_words |= words
+    if not has_words:
+        return {"": english}
+    return {
+        "": english,
+        ZH: {suffix: _to_svg(fn, theme, "zh")[0] for suffix, theme in THEMES.items()},
+    }
 
 
 def _cjk_fonts() -> list[str]:
@@ -156,14 +165,7 @@ def _cjk_fonts() -> list[str]:
 
 def _draw(name: str, fn: Callable) -> dict[str, dict[str, str]]:
     """{name: {suffix: svg}}, and {name-zh: ...} when the drawing has words."""
-    out, has_words = {}, False
-    for suffix, theme in THEMES.items():
-        out[suffix], words = _to_svg(fn, theme)
-        has_words |= words
-    drawn = {name: out}
-    if has_words:
-        drawn[name + ZH] = {suffix: _to_svg(fn, theme, "zh")[0] for suffix, theme in THEMES.items()}
-    return drawn
+    return {name + lang: variants for lang, variants in render(fn).items()}
 
 
 def _diagram_variants(path: Path, light: str | None = None) -> dict[str, str]:

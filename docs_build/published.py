@@ -14,14 +14,15 @@ the site. The same bytes always give the same token, so an output cached by a pr
 still points at a file that exists.
 
 Figures drawn by a fence: ``print(run_figure("train-curves", draw))`` draws ``draw(theme)``
-(a matplotlib figure, as in ``docs_build/plots``) in the light and the dark theme, publishes
-both and prints an invisible marker. The page writes the figure's alt text and caption in its
+(a matplotlib figure, as in ``docs_build/plots``) in the light and the dark theme, and in
+Chinese too when it has words (``docs_build.plots.text``), publishes them and prints an
+invisible marker. The page writes the figure's alt text and caption in its
 own language, on a line of its own after the fence:
 
     ![Alt text.](run:train-curves "Caption.")
 
 and the hook turns that line into a <figure> showing the variant of the current colour
-scheme, exactly like the figures of ``docs_build/hooks.py``.
+scheme (in Chinese on a Chinese page), exactly like the figures of ``docs_build/hooks.py``.
 """
 
 from __future__ import annotations
@@ -34,11 +35,12 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from docs_build import i18n
 from docs_build.cache import cache_dir, write_atomic
 
 STORE = cache_dir("published")
 SITE_DIR = "published"  # where the files land in the site
-TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}(?:-dark)?\.[a-z0-9]+)")
+TOKEN = re.compile(r"published:(?P<name>[0-9a-f]{16}(?:-zh)?(?:-dark)?\.[a-z0-9]+)")
 
 
 def _store(name: str, data: bytes) -> str:
@@ -63,24 +65,30 @@ def publish(data: bytes, suffix: str) -> str:
 
 
 def run_figure(name: str, draw: Callable) -> str:
-    """Draw ``draw(theme)`` in both themes and publish the SVGs as ``KEY.svg`` and
-    ``KEY-dark.svg`` (the site's naming of figure variants), KEY the hash of both; return
-    the page's marker."""
+    """Draw ``draw(theme)`` in both themes, and in Chinese too when it has words; publish the
+    SVGs as ``KEY.svg``, ``KEY-dark.svg``, ``KEY-zh.svg`` and ``KEY-zh-dark.svg`` (the site's
+    naming of figure variants), KEY the hash of them all; return the page's marker."""
     from docs_build.figures import render
 
-    light, dark = (svg.encode() for svg in render(draw).values())
-    key = _key(light, dark)
-    light_token, dark_token = _store(f"{key}.svg", light), _store(f"{key}-dark.svg", dark)
-    return (
-        f'<div hidden data-run-figure="{html.escape(name)}" '
-        f'data-light="{light_token}" data-dark="{dark_token}"></div>'
-    )
+    variants = {  # {"-dark": dark SVG, ...}: "" and "-dark", and "-zh", "-zh-dark" with words
+        lang + scheme: svg.encode()
+        for lang, schemes in render(draw).items()
+        for scheme, svg in schemes.items()
+    }
+    key = _key(*variants.values())
+    tokens = [
+        f"data-{'dark' if v.endswith('-dark') else 'light'}{v.removesuffix('-dark')}="
+        f'"{_store(f"{key}{v}.svg", svg)}"'
+        for v, svg in variants.items()
+    ]
+    return f'<div hidden data-run-figure="{html.escape(name)}" {" ".join(tokens)}></div>'
 
 
 # --- the hook ------------------------------------------------------------------------------------
 MARKER = re.compile(
     r'<div hidden data-run-figure="(?P<name>[^"]+)" '
-    r'data-light="(?P<light>[^"]+)" data-dark="(?P<dark>[^"]+)"></div>\n?'
+    r'data-light="(?P<light>[^"]+)" data-dark="(?P<dark>[^"]+)"'
+    r'(?: data-light-zh="(?P<light_zh>[^"]+)" data-dark-zh="(?P<dark_zh>[^"]+)")?></div>\n?'
 )
 PLACEHOLDER = re.compile(
     r'<p><img alt="(?P<alt>[^"]*)" src="run:(?P<name>[\w-]+)" title="(?P<caption>[^"]*)" />'
@@ -101,9 +109,11 @@ def _figure(match: re.Match, markers: dict[str, re.Match], page) -> str:
             f"{page.file.src_uri}: ![...](run:{name} ...) but no fence of the page drew "
             f"a figure {name!r} (print(run_figure({name!r}, draw)))"
         )
-    alt, caption = match["alt"], match["caption"]
+    alt, caption, marker = match["alt"], match["caption"], markers[name]
+    # A Chinese page shows the Chinese variants, where the drawing has words.
+    lang = "_zh" if i18n.is_zh(page.file.src_uri) and marker["light_zh"] else ""
     imgs = (
-        f'<img alt="{alt}" loading="lazy" src="{markers[name][variant]}#only-{variant}" />'
+        f'<img alt="{alt}" loading="lazy" src="{marker[variant + lang]}#only-{variant}" />'
         for variant in ("light", "dark")
     )
     lines = ['<figure class="figure">', *imgs, f"<figcaption>{caption}</figcaption>"]

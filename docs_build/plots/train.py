@@ -7,6 +7,10 @@ package alone): the fences call them through ``docs_build.published.run_figure``
 
 from __future__ import annotations
 
+from docs_build.plots import text
+
+LOSS = ("training loss (mean of 10 steps)", "训练损失（10 步平均）")
+
 
 def _smooth(values: list[float], window: int = 10) -> list[float]:
     """Running mean over the last ``window`` values (the first ones over fewer)."""
@@ -42,10 +46,10 @@ def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str
                 color=colour, label=label, lw=1.6,
             )  # fmt: skip
     left.set_yscale("log")
-    left.set_xlabel("step")
-    left.set_ylabel("training loss (mean of 10 steps)")
-    right.set_xlabel("step")
-    right.set_ylabel("held-out token accuracy")
+    left.set_xlabel(text(theme, "step", "步"))
+    left.set_ylabel(text(theme, *LOSS))
+    right.set_xlabel(text(theme, "step", "步"))
+    right.set_ylabel(text(theme, "held-out token accuracy", "留出 token 准确率"))
     right.set_ylim(0, 1.02)
     right.legend(loc="lower right", fontsize=9)
     for ax in (left, right):
@@ -87,17 +91,25 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
     )
     ax.tick_params(length=0, pad=2)
     for h in range(H):
-        ax.text(h * step + T / 2 - 0.5, -1.2, f"head {h}", ha="center", va="bottom")
+        ax.text(
+            h * step + T / 2 - 0.5,
+            -1.2,
+            text(theme, f"head {h}", f"头 {h}"),
+            ha="center",
+            va="bottom",
+        )
     ax.set_xlim(-0.5, H * step - 1.5)
     ax.set_ylim(bottom + T - 0.5, -0.5)
     for side in ax.spines.values():
         side.set_visible(False)
-    cbar = fig.colorbar(im, ax=ax, fraction=0.02, pad=0.02, label="attention weight")
+    cbar = fig.colorbar(
+        im, ax=ax, fraction=0.02, pad=0.02, label=text(theme, "attention weight", "注意力权重")
+    )
     cbar.outline.set_visible(False)
     return fig
 
 
-def losses(theme, runs: dict, ylabel: str = "training loss (mean of 10 steps)"):
+def losses(theme, runs: dict):
     """Training-loss curves of named runs, on one axis (log scale)."""
     import matplotlib.pyplot as plt
 
@@ -108,8 +120,8 @@ def losses(theme, runs: dict, ylabel: str = "training loss (mean of 10 steps)"):
         steps = range(1, len(h.loss) + 1)
         ax.plot(steps, _smooth(h.loss), style, color=colour, label=label, lw=1.6)
     ax.set_yscale("log")
-    ax.set_xlabel("step")
-    ax.set_ylabel(ylabel)
+    ax.set_xlabel(text(theme, "step", "步"))
+    ax.set_ylabel(text(theme, *LOSS))
     ax.legend(loc="lower left", fontsize=9)
     _tidy(ax, theme)
     return fig

@@ -3,12 +3,14 @@ figures it draws (``run:NAME``), rewritten per page and copied into the site."""
 
 from __future__ import annotations
 
+import re
 import types
 from pathlib import Path
 
 import pytest
 
 from docs_build import published
+from docs_build.plots import text
 
 
 @pytest.fixture(autouse=True)
@@ -19,7 +21,8 @@ def store(tmp_path, monkeypatch) -> Path:
 
 
 def page(dest_uri: str):
-    return types.SimpleNamespace(file=types.SimpleNamespace(src_uri="x.md", dest_uri=dest_uri))
+    src_uri = "zh/x.md" if dest_uri.startswith("zh/") else "x.md"
+    return types.SimpleNamespace(file=types.SimpleNamespace(src_uri=src_uri, dest_uri=dest_uri))
 
 
 def test_publish_is_content_addressed_and_idempotent(store):
@@ -59,6 +62,32 @@ def test_run_figure_becomes_a_figure_with_both_variants(store):
         dark = light.replace(".svg#only-light", "-dark.svg#only-dark")
         assert f'src="{dark}"' in out  # the site's naming of the dark variant
         assert f'data-model="{up}published/' in out
+
+
+def test_a_figure_with_words_shows_in_chinese_on_a_chinese_page(store):
+    def labelled(theme):
+        fig = draw(theme)
+        fig.axes[0].set_xlabel(text(theme, "step", "步"))
+        return fig
+
+    placeholder = '<p><img alt="A line." src="run:line" title="The caption." /></p>'
+    shown = {}
+    for name, fn in (("words", labelled), ("none", draw)):
+        html = f"{published.run_figure('line', fn)}\n{placeholder}"
+        for dest in ("train/index.html", "zh/train/index.html"):
+            out = published.on_page_content(html, page(dest), None, None)
+            shown[name, dest[:2]] = [
+                src.split("/")[-1] for src in re.findall(r'src="([^"]+)"', out)
+            ]
+    assert shown["none", "tr"] == shown["none", "zh"]  # no words: the same files
+    english, chinese = shown["words", "tr"], shown["words", "zh"]
+    light, dark = (n.split("#")[0] for n in english)
+    assert dark == light.replace(".svg", "-dark.svg")  # the site's naming of the variants
+    assert chinese == [
+        light.replace(".svg", "-zh.svg#only-light"),
+        dark.replace("-dark.svg", "-zh-dark.svg#only-dark"),
+    ]
+    assert (store / light).read_text() != (store / chinese[0].split("#")[0]).read_text()
 
 
 def test_figures_must_be_drawn_and_shown(store):
