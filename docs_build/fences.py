@@ -17,7 +17,8 @@ registers with pymdownx.superfences) and adds:
   ends; the tests report them page by page (tests/site/test_strict_build.py).
 - Two cores. A build of several pages with code shares them with a second process,
   ``docs_build/fence_worker.py``, which runs their fences into the same cache from the last page
-  backwards while the build goes on from the first (a cold build takes about half as long).
+  backwards while the build goes on from the first: the Train page's half minute of training
+  runs beside the rest of the build.
 - Nothing skipped silently. A python fence that neither runs nor includes a package section,
   and a fence that Markdown shows as text (indented wrongly under a list, tab or admonition)
   are warnings, so the strict build fails.
