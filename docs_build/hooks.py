@@ -127,7 +127,7 @@ NBCONVERT_MATHJAX2 = re.compile(
 # A figure's <img> gets the drawing's size as width and height, so the browser reserves its box
 # before the (lazy) image arrives: without them the text below jumps down when it does
 # (Lighthouse's layout shift: 0.19 on the Encoder page). Extra.css scales it to the column.
-SVG_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<src>[^"#:]+\.svg)(?P<frag>#[^"]*)?"')
+SVG_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<src>[^"#:]+\.svg)[#"]')
 SVG_SIZE = re.compile(
     r'<svg\b[^>]*?\swidth="(?P<w>[\d.]+)(?P<wu>pt|px)?"[^>]*?\sheight="(?P<h>[\d.]+)(?P<hu>pt|px)?"'
 )

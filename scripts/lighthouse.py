@@ -3,8 +3,8 @@
     .venv/bin/python scripts/lighthouse.py                    # build the site, then every page x 3
     .venv/bin/python scripts/lighthouse.py --site site        # a site already built
     .venv/bin/python scripts/lighthouse.py --pages "" attention/ --runs 5 --out /tmp/lh.json
-    SITE_URL=http://127.0.0.1:8765/ .venv/bin/mkdocs build --strict -d /tmp/s   # then:
-    .venv/bin/python scripts/lighthouse.py --site /tmp/s --port 8765  # served where it was built for
+    SITE_URL=http://127.0.0.1:8765/ .venv/bin/mkdocs build --strict -d /tmp/s
+    .venv/bin/python scripts/lighthouse.py --site /tmp/s --port 8765  # at the URL it was built for
 
 The site is copied into a temporary folder, its text files are gzipped beside themselves
 (``gzip -k -9``) and ``http-server -g`` serves the ``.gz`` files with ``Content-Encoding: gzip``,
