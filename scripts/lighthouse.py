@@ -3,6 +3,8 @@
     .venv/bin/python scripts/lighthouse.py                    # build the site, then every page x 3
     .venv/bin/python scripts/lighthouse.py --site site        # a site already built
     .venv/bin/python scripts/lighthouse.py --pages "" attention/ --runs 5 --out /tmp/lh.json
+    SITE_URL=http://127.0.0.1:8765/ .venv/bin/mkdocs build --strict -d /tmp/s
+    .venv/bin/python scripts/lighthouse.py --site /tmp/s --port 8765  # at the URL it was built for
 
 The site is copied into a temporary folder, its text files are gzipped beside themselves
 (``gzip -k -9``) and ``http-server -g`` serves the ``.gz`` files with ``Content-Encoding: gzip``,
@@ -132,13 +134,20 @@ def main() -> int:
     parser.add_argument("--site", type=Path, help="a built site (default: build one)")
     parser.add_argument("--pages", nargs="*", help="paths from the site root ('' is home)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument(
+        "--port",
+        type=int,
+        help="serve on this port (default: a free one); a --site built with SITE_URL"
+        " http://127.0.0.1:PORT/ is then served at the address it was built for, as instant"
+        " navigation expects",
+    )
     parser.add_argument("--out", type=Path, default=ROOT / "test-artifacts" / "lighthouse.json")
     args = parser.parse_args()
 
     # Stopped with SIGTERM: leave through the finally blocks, which stop the server.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     npm_install()
-    port = free_port()
+    port = args.port or free_port()
     tmp = Path(tempfile.mkdtemp(prefix="lighthouse-"))
     try:
         site = args.site
