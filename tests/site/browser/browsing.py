@@ -205,8 +205,8 @@ class Visit:
 
 
 # Load every displayed image now (they are loading="lazy": a reader scrolling would load them),
-# and wait until each has loaded or failed.
-LOAD_IMAGES = """
+# and wait until each has loaded or failed; then draw every explorer (drawn near the viewport).
+LOAD_LAZY = """
 async () => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const shown = [...document.images].filter((i) => i.checkVisibility());
@@ -216,6 +216,14 @@ async () => {
     img.addEventListener("error", r, {once: true});
   });
   await Promise.race([Promise.all(shown.map(done)), new Promise((r) => setTimeout(r, 10000))]);
+  for (const explorer of document.querySelectorAll("[data-explorer]")) {
+    explorer.scrollIntoView();
+    const start = performance.now();
+    while (!explorer.querySelector(".explorer__status:not(:empty)")) {
+      if (performance.now() - start > 10000) break;  // the explorer tests report it
+      await frame();
+    }
+  }
   window.scrollTo(0, 0);
   await frame();
 }
@@ -431,7 +439,7 @@ def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> V
         except Exception as err:  # recorded: the math test reports it
             recorder.errors.append(f"MathJax did not finish typesetting: {err}")
         live = LivePage(page, recorder)
-        live.load_images()
+        live.load_lazy()
         live.settle()
         data = live.inspect()
         if shots:
@@ -486,8 +494,9 @@ class LivePage:
             self.page.wait_for_timeout(50)
             quiet = 0 if self.recorder.in_flight else quiet + 50
 
-    def load_images(self) -> None:
-        self.page.evaluate(LOAD_IMAGES)
+    def load_lazy(self) -> None:
+        """Load the lazy images the page shows, and draw its explorers."""
+        self.page.evaluate(LOAD_LAZY)
 
     def inspect(self) -> dict:
         return self.page.evaluate(INSPECT)

@@ -290,11 +290,7 @@ COLOURS = """el => {
 }"""
 
 
-def test_explorers_follow_the_colour_scheme_and_pass_axe_core(site, browser, scheme):
-    # An explorer is drawn when it nears the viewport, after the page visits' axe-core check
-    # (tests/site/browser/test_pages.py): here each is checked drawn, in each scheme.
-    from axe_playwright_python.sync_playwright import Axe
-
+def test_explorers_follow_the_colour_scheme(site, browser, scheme):
     context = browser.new_context(scheme)
     page = context.new_page()
     try:
@@ -307,13 +303,5 @@ def test_explorers_follow_the_colour_scheme_and_pass_axe_core(site, browser, sch
             found = page.evaluate(COLOURS, widget.element_handle())
             assert found["heat"] == HEAT[scheme], (explorer, found["heat"])
             assert found["ticks"] and set(found["ticks"]) == {found["fg"]}, (explorer, found)
-            checked = Axe().run(page, context=f"[data-explorer='{explorer}']")
-            serious = [
-                f"{v['id']}: {v['help']} {[n['target'] for n in v['nodes'][:3]]}"
-                for v in checked.response["violations"]
-                if v["impact"] in {"serious", "critical"}
-            ]
-            assert not serious, (explorer, serious)
-            assert checked.response["passes"], explorer  # axe-core did check the widget
     finally:
         context.close()

@@ -263,7 +263,7 @@ def test_palette_toggle_switches_scheme_and_figures(site, visits, live_page, fin
         assert before != want
         toggle.first.click()
         page.wait_for_function(f"() => ({scheme})() === {want!r}")
-        live_page.load_images()
+        live_page.load_lazy()
         data = live_page.inspect()
         shown = [i for i in data["images"] if i["visible"] and "#only-" in (i["src"] or "")]
         wrong = [i["src"] for i in shown if not i["src"].endswith(variant)]
