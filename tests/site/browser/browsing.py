@@ -42,6 +42,13 @@ CHROMIUM_ARGS = [
 SCHEMES = {"light": "default", "dark": "slate"}  # emulated colour scheme -> Material's palette
 VIEWPORT = {"width": 1280, "height": 900}
 TIMEOUT_MS = 20_000
+MIN_CONTRAST = 4.5  # WCAG AA for body text; formulas are text
+
+
+def lines(items) -> str:
+    """Items one per line, indented under a test's message."""
+    return "\n  " + "\n  ".join(map(str, items))
+
 
 # Formulas arrive typeset in the HTML (MathJax runs at build, docs_build/typeset.py), so they are
 # ready when the document is parsed: "typeset" is DOMContentLoaded, as performance.now() (ms since
@@ -174,7 +181,7 @@ class Visit:
     links: list[str]
     figures: list[dict]
     weight: dict
-    layout: dict  # "overflowing" code boxes, "split_names" in tables
+    layout: dict  # "overflowing" code boxes, "split_names" in tables; the article's heights
     axe: list[dict]
 
     @property
@@ -325,6 +332,20 @@ INSPECT = """
       .filter((e) => e.getClientRects().length > 1)
       .map((e) => e.textContent),
   };
+  // The article's height and its core's, from its top to the `## Deeper` heading (id "deeper"
+  // in both languages), as laid out now, images loaded (test_pages_core_length.py).
+  const article = document.querySelector("article");
+  if (article !== null) {
+    const top = article.getBoundingClientRect().top;
+    const deeper = article.querySelector("h2#deeper");
+    const details = [...article.querySelectorAll("details")];
+    Object.assign(layout, {
+      article: article.getBoundingClientRect().height,
+      core: deeper === null ? null : deeper.getBoundingClientRect().top - top,
+      closed: details.filter((d) => !d.open).length,
+      details: details.length,
+    });
+  }
 
   const entries = [
     ...performance.getEntriesByType("navigation"),

@@ -1,10 +1,11 @@
 """How long a concept page's core is on a desktop screen (issue 12, target 4).
 
 A concept page opens with its core — the idea, the formula, the package's code, one check —
-and folds the rest under a ``## Deeper`` heading. The core is measured as a reader meets it:
-in Chromium at 1280×900, the page as loaded (collapsed blocks closed), fonts and every image
-loaded (figures are lazy: unloaded, they would measure zero), from the top of the article
-to the Deeper heading, in screens of 900 pixels.
+and folds the rest under a ``## Deeper`` heading. The core is measured as a reader meets it,
+during the page's visit in the light scheme (``conftest.py``): in Chromium at 1280×900, the page
+as loaded (collapsed blocks closed), every image it shows loaded (figures are lazy: unloaded,
+they would measure zero) and its explorers drawn, from the top of the article to the Deeper
+heading, in screens of 900 pixels.
 The Multi-Head Attention page's core must fit in 8 screens; every concept page's measurement
 is printed (``pytest -rP``) and kept in ``test-artifacts/browser/core-screens.json``.
 """
@@ -27,46 +28,19 @@ CONCEPT_PAGES = [
     "encoder-layer/",
     "encoder/",
 ]
-DEEPER = "deeper"  # the heading's id, the same in both languages (`## 深入 {#deeper}`)
-
-# Heights in CSS pixels, after the page is laid out as a reader first sees it.
-MEASURE = """
-async (deeper) => {
-  const images = [...document.querySelectorAll("article img")];
-  images.forEach((img) => { img.loading = "eager"; });
-  await Promise.all(images.map((img) => img.complete ? null : new Promise((done) => {
-    img.addEventListener("load", done, { once: true });
-    img.addEventListener("error", done, { once: true });
-  })));
-  await document.fonts.ready;
-  await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-  const article = document.querySelector("article");
-  const top = article.getBoundingClientRect().top;
-  const heading = article.querySelector(`h2#${deeper}`);
-  return {
-    article: article.getBoundingClientRect().height,
-    core: heading ? heading.getBoundingClientRect().top - top : null,
-    closed: [...article.querySelectorAll("details")].filter((d) => !d.open).length,
-    details: article.querySelectorAll("details").length,
-  };
-}
-"""
 
 
 @pytest.fixture(scope="module")
-def measured(site, browser) -> dict[str, dict]:
-    """{page: its measurement} for every concept page, in English and in Chinese."""
-    ctx = browser.new_context("light")
-    page = ctx.new_page()
+def measured(visits) -> dict[str, dict]:
+    """{page: its measurement} for every concept page, in English and in Chinese, from its
+    visit in the light scheme (``browsing.INSPECT``: heights in CSS pixels)."""
     out = {}
     for path in CONCEPT_PAGES + [f"zh/{p}" for p in CONCEPT_PAGES]:
-        page.goto(site.url(path), wait_until="load")
-        m = page.evaluate(MEASURE, DEEPER)
+        m = {k: visits[path, "light"].layout[k] for k in ("article", "core", "closed", "details")}
         screen = VIEWPORT["height"]
         m["article_screens"] = round(m["article"] / screen, 2)
         m["core_screens"] = None if m["core"] is None else round(m["core"] / screen, 2)
         out[path] = m
-    ctx.close()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     (ARTIFACTS / "core-screens.json").write_text(json.dumps(out, indent=2) + "\n")
     return out
@@ -84,7 +58,7 @@ def test_attention_core_fits_in_eight_screens(measured):
     for path in ("attention/", "zh/attention/"):
         m = measured[path]
         print(_line(path, m))
-        assert m["core_screens"] is not None, f"/{path} has no `## Deeper` heading (id {DEEPER!r})"
+        assert m["core_screens"] is not None, f"/{path} has no `## Deeper` heading (id 'deeper')"
         assert m["core_screens"] <= MAX_SCREENS, (
             f"/{path}: the core (article top to `## Deeper`) is {m['core_screens']} screens "
             f"of {VIEWPORT['height']} px at {VIEWPORT['width']} px wide, more than {MAX_SCREENS}"
