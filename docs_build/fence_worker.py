@@ -1,9 +1,9 @@
 """A second process for the pages' code: the build's other core runs fences too.
 
 MkDocs renders pages one after another, and the pages' code (the Train page trains for half a
-minute) runs while its page is rendered, on one core. So a full build (``docs_build/fences.py``)
-starts this worker, which renders pages *from the end* of the build's order while the build
-renders them from the start:
+minute) runs while its page is rendered, on one core. So a build of several pages with code
+(``docs_build/fences.py``) starts this worker, which renders pages *from the end* of the
+build's order while the build renders them from the start:
 
 - Each side **claims** a page before rendering it (a file created with ``O_EXCL`` in a folder
   of the build's): the worker stops at the first page the build has claimed, so the two meet in
@@ -58,7 +58,7 @@ def start(config_file: str, claims: Path, pages: list[str]) -> subprocess.Popen:
 def wait_for(worker: subprocess.Popen, claims: Path, src_uri: str) -> dict | None:
     """Wait until the worker is done with the page it claimed; its record of the page, or None
     if it died first (the build then runs what is not in the cache itself)."""
-    done = claims / f"{_name(src_uri)}.json"
+    done = _done(claims, src_uri)
     while not done.exists():
         if worker.poll() is not None and not done.exists():
             return None
@@ -68,6 +68,11 @@ def wait_for(worker: subprocess.Popen, claims: Path, src_uri: str) -> dict | Non
 
 def _name(src_uri: str) -> str:
     return src_uri.replace("/", "__")
+
+
+def _done(claims: Path, src_uri: str) -> Path:
+    """Where the worker leaves its record of a page it has finished."""
+    return claims / f"{_name(src_uri)}.json"
 
 
 def main(config_file: str, claims: Path, pages: list[str]) -> None:
@@ -85,7 +90,7 @@ def main(config_file: str, claims: Path, pages: list[str]) -> None:
             extensions=config.markdown_extensions, extension_configs=config.mdx_configs
         )
         md.convert((Path(config.docs_dir) / src_uri).read_text(encoding="utf-8"))
-        done = claims / f"{_name(src_uri)}.json"
+        done = _done(claims, src_uri)
         done.with_suffix(".tmp").write_text(json.dumps(hook.page_record()))
         done.with_suffix(".tmp").rename(done)  # whole, or not there
 
