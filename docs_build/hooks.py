@@ -110,8 +110,19 @@ EMPTY_RESULT = re.compile(
 )
 
 
+# Pygments wraps every name and every run of spaces of a code block in a span (class "n", "w");
+# Material's theme gives them the code's own colour, so they draw exactly what their text alone
+# draws. They are a sixth of the elements of a long page (1,500 on Multi-Head Attention), and
+# each is one more node to parse, style and lay out: their text stays, the spans go. Not on
+# notebook pages, whose stylesheet (Jupyter's) colours names.
+PLAIN_TOKEN = re.compile(r'<span class="[nw]">([^<]*)</span>')
+
+
 def on_page_content(html: str, page, config, files) -> str:
-    return EMPTY_RESULT.sub("", html)
+    html = EMPTY_RESULT.sub("", html)
+    if page.file.src_uri.endswith(".md"):
+        html = PLAIN_TOKEN.sub(r"\1", html)
+    return html
 
 
 # nbconvert's template (used by mkdocs-jupyter) writes a MathJax 2 loader into every notebook

@@ -41,13 +41,38 @@ function newDocument() {
   return { svg, doc: mathjax.document("", { InputJax: tex, OutputJax: svg }) };
 }
 
+// MathJax wraps each MathML node's drawing in a group that only names the node
+// (<g data-mml-node="mi">): a third of a formula's elements, each one more for the reader's
+// browser to parse and style. Such a group draws nothing itself (no transform, no class), so its
+// children take its place, and the picture stays the same. The nodes MathJax's stylesheet selects
+// keep theirs.
+const STYLED = new Set(["maction", "merror", "mtable"]);
+
+function unwrapNamingGroups(node) {
+  for (const child of [...adaptor.childNodes(node)]) {
+    if (adaptor.kind(child) === "#text") continue;
+    unwrapNamingGroups(child);
+    const attrs = adaptor.allAttributes(child);
+    if (
+      adaptor.kind(child) === "g" &&
+      attrs.length === 1 &&
+      attrs[0].name === "data-mml-node" &&
+      !STYLED.has(attrs[0].value)
+    ) {
+      for (const grandchild of [...adaptor.childNodes(child)]) adaptor.insert(grandchild, child);
+      adaptor.remove(child);
+    }
+  }
+  return node;
+}
+
 function typesetPage(math) {
   const { svg, doc } = newDocument();
   const html = [];
   const errors = [];
   for (const [tex, display] of math) {
     try {
-      html.push(adaptor.outerHTML(doc.convert(tex, { display })));
+      html.push(adaptor.outerHTML(unwrapNamingGroups(doc.convert(tex, { display }))));
     } catch (err) {
       html.push("");
       errors.push(`${tex}: ${err.message}`);

@@ -1,5 +1,6 @@
 """Figures of the Multi-Head Attention page, drawn from ``encoder.MultiHeadAttention``."""
 
+import functools
 import math
 
 import torch
@@ -12,6 +13,7 @@ WORDS = ["<pad>", "a", "cat", "dog", "sat", "ran", "on", "the", "mat", "down"]
 IDS = [[7, 2, 4, 9, 0, 0]]  # "the cat sat down <pad> <pad>"
 
 
+@functools.cache  # one run for the figure's four drawings (light, dark, English, Chinese)
 def example_weights() -> tuple[list[str], torch.Tensor, torch.Tensor]:
     """(tokens, weights with the padding mask, weights with padding & causal), each (H, T, T)."""
     torch.manual_seed(0)
@@ -66,9 +68,10 @@ def attn_weights(theme):
     return fig
 
 
-def attn_scaling(theme):
-    import matplotlib.pyplot as plt
-
+@functools.cache
+def scaling_statistics() -> tuple:
+    """(d_k values, variance of q.k, variance of q.k/sqrt(d_k), d_k of the softmax panel, mean
+    sorted softmax weights over 10 keys without and with the scale) from random q and k."""
     g = torch.Generator().manual_seed(0)
     dims = [4, 16, 64, 256, 1024]
     raw, scaled = [], []
@@ -84,7 +87,13 @@ def attn_scaling(theme):
     scores = (q @ k.transpose(-2, -1)).squeeze(1)  # (queries, keys)
     top_raw = scores.softmax(-1).sort(-1, descending=True).values.mean(0)
     top_scaled = (scores / math.sqrt(d_k)).softmax(-1).sort(-1, descending=True).values.mean(0)
+    return dims, raw, scaled, d_k, top_raw, top_scaled
 
+
+def attn_scaling(theme):
+    import matplotlib.pyplot as plt
+
+    dims, raw, scaled, d_k, top_raw, top_scaled = scaling_statistics()
     fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.4), layout="constrained")
     left.loglog(dims, raw, "o-", label=r"$q\cdot k$", linewidth=1.8)
     left.loglog(dims, scaled, "s-", label=r"$q\cdot k/\sqrt{d_k}$", linewidth=1.8)
@@ -95,7 +104,7 @@ def attn_scaling(theme):
     left.grid(True, linewidth=0.5)
     left.legend(loc="upper left")
 
-    ranks = torch.arange(1, n_keys + 1).numpy()
+    ranks = torch.arange(1, len(top_raw) + 1).numpy()
     width = 0.4
     right.bar(
         ranks - width / 2,
