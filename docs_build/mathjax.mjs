@@ -42,7 +42,7 @@ function newDocument() {
 }
 
 // MathJax wraps each MathML node's drawing in a group that only names the node
-// (<g data-mml-node="mi">): a third of a formula's elements, each one more for the reader's
+// (<g data-mml-node="mi">): a quarter of a formula's SVG elements, each one more for the reader's
 // browser to parse and style. Such a group draws nothing itself (no transform, no class), so its
 // children take its place, and the picture stays the same. The nodes MathJax's stylesheet selects
 // keep theirs.

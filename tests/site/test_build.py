@@ -266,6 +266,31 @@ def test_formulas_arrive_typeset_and_no_mathjax_runs_in_the_browser(built: Path)
     assert problems == []
 
 
+# Wrappers that draw nothing of their own, removed at build to keep long pages light:
+# Pygments' spans around names and spaces (docs_build/hooks.py) and MathJax's groups that only
+# name their MathML node (docs_build/mathjax.mjs). If a new Pygments or MathJax writes them
+# another way, the removal stops silently; this finds them again.
+EMPTY_WRAPPERS = {
+    "code-name span": re.compile(r'<span class="[nw]">'),
+    "naming-only group": re.compile(r'<g data-mml-node="(?!maction|merror|mtable)\w+">'),
+}
+
+
+def test_pages_carry_no_wrappers_that_draw_nothing(built: Path):
+    found = {}
+    for page in pages(built):
+        text = page.read_text()
+        if 'class="jupyter-wrapper"' in text:
+            continue  # a notebook's page: Jupyter's stylesheet colours names
+        for what, wrapper in EMPTY_WRAPPERS.items():
+            if n := len(wrapper.findall(text)):
+                found[url_of(built, page), what] = n
+    assert found == {}
+    text = (built / "attention" / "index.html").read_text()
+    assert text.count('<span class="') > 1000, "no code tokens left: this test would check little"
+    assert text.count("<mjx-container") > 100, "no formulas: this test would check little"
+
+
 # --- figures --------------------------------------------------------------------------------------
 FIGURE = re.compile(r"(?:^|/)figures/(?P<name>[\w-]+?)(?P<dark>-dark)?\.svg$")
 
