@@ -393,9 +393,8 @@ KEEP_ONE_TEXT_PER_STYLE = """
 # A formula is drawn by an SVG that is aria-hidden (its assistive MathML beside it is what a
 # screen reader reads, and axe checks that) from glyphs in one hidden SVG: axe's rules skip both
 # but its walk still meets their elements (a third of what is left on Multi-Head Attention, 40% on
-# Notation). They are emptied before axe runs
-# (the visit has recorded the formulas and taken its screenshot), unless one holds something
-# focusable, which axe's aria-hidden-focus rule must then see.
+# Notation). They are emptied before axe runs (the visit has recorded the formulas and taken its
+# screenshot), unless one holds something focusable, which axe's aria-hidden-focus rule must see.
 EMPTY_FORMULA_DRAWINGS = """
 () => {
   const drawings = "mjx-container > svg[aria-hidden='true'], svg#MJX-SVG-global-cache";
