@@ -1,9 +1,9 @@
 """A second process for the pages' code: the build's other core runs fences too.
 
 MkDocs renders pages one after another, and the pages' code (the Train page trains for half a
-minute) runs while its page is rendered, on one core. So a build of several pages with code
-(``docs_build/fences.py``) starts this worker, which renders pages *from the end* of the
-build's order while the build renders them from the start:
+minute) runs while its page is rendered, on one core. So a build of several pages with code,
+on a cold cache (``docs_build/fences.py``), starts this worker, which renders pages *from the
+end* of the build's order while the build renders them from the start:
 
 - Each side **claims** a page before rendering it (a file created with ``O_EXCL`` in a folder
   of the build's): the worker stops at the first page the build has claimed, so the two meet in

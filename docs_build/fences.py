@@ -15,7 +15,7 @@ registers with pymdownx.superfences) and adds:
 - A record. Every page's fences (ran, cached or failed, with markdown-exec's log of the
   failure) and its problems go to ``fences/record.json`` in the cache folder when the build
   ends; the tests report them page by page (tests/site/test_strict_build.py).
-- Two cores. A build of several pages with code shares them with a second process,
+- Two cores. A cold build of several pages with code shares them with a second process,
   ``docs_build/fence_worker.py``, which runs their fences into the same cache from the last page
   backwards while the build goes on from the first: the Train page's half minute of training
   runs beside the rest of the build.
@@ -107,7 +107,12 @@ def on_files(files, config):
     ]
     _stop_worker()  # one left by a build that failed
     State.by_worker = {}
-    if len(pages) > 1:
+    # On a warm cache (the last build's record is of this package) few fences run, if any: a
+    # worker would only convert pages the build converts anyway (12.9 s vs 12.2 s, 17 s of CPU
+    # vs 12 s, for this site).
+    last = cache_dir("fences") / "record.json"
+    warm = last.exists() and json.loads(last.read_text()).get("package") == State.package
+    if len(pages) > 1 and not warm:
         State.claims = Path(tempfile.mkdtemp(prefix="fence-claims-"))
         State.worker = fence_worker.start(config.config_file_path, State.claims, pages)
         State.shared = set(pages)
