@@ -4,9 +4,9 @@ Every test under ``tests/site/`` reads this one build: ``mkdocs build --strict``
 repository with an empty cache (every fence, figure and notebook is computed, as on a fresh
 clone), for ``SITE_URL`` = the address it is then served at, so that Material's instant
 navigation works in the browser tests. The build starts in a subprocess as soon as collection
-ends, and these tests run last: the package tests run while it builds. ProperDocs' build of the
-site (tests/site/test_properdocs.py) starts when it is done, on its cache, and runs while the
-browser tests do.
+ends, and these tests run last: the package tests run while it builds, at a lower priority than
+the build. ProperDocs' build of the site (tests/site/test_properdocs.py) starts when it is done,
+on its cache, and runs while the browser tests do.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import http.server
 import json
+import os
 import shutil
 import tempfile
 import threading
@@ -115,8 +116,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    # The site's tests last: the rest of the run goes on while the site builds.
-    ours = [item for item in items if HERE in item.path.parents]
+    # The site's tests last: the rest of the run goes on while the site builds. Among them, the
+    # tests that read the page visits (which start with the first browser test, in threads of
+    # their own) come after every other, and ProperDocs' (which builds meanwhile) at the end.
+    def waits(item: pytest.Item) -> int:
+        names = set(getattr(item, "fixturenames", ()))
+        return 2 if "properdocs" in names else 1 if names & {"visit", "visits"} else 0
+
+    ours = sorted((item for item in items if HERE in item.path.parents), key=waits)
     items[:] = [item for item in items if HERE not in item.path.parents] + ours
 
 
@@ -126,6 +133,10 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
     if wanted("site") and not session.config.option.collectonly:
         session.config.stash[SITE] = Site(properdocs=wanted("properdocs"))
+        # The build is the longest path while it lasts: its second process trains the Train
+        # page's models for half a minute. The tests that run meanwhile yield the cores to it;
+        # what this process starts later (Chromium, ProperDocs) competes only with itself.
+        os.nice(10)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

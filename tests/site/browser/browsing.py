@@ -16,6 +16,7 @@ import functools
 import html.parser
 import json
 import os
+import queue
 import re
 import time
 import urllib.error
@@ -444,23 +445,31 @@ class Chromium:
         self._pw.stop()
 
 
-def visit_all(site, scheme: str, paths: list[str], shots: Path | None) -> dict[str, Visit | str]:
-    """Visit each page in one scheme, in a Chromium of this thread: {path: Visit, or the error
-    that stopped the visit}. With ``shots``, save a full-page screenshot of each there."""
+def visit_all(
+    site, jobs: queue.SimpleQueue, shots: Path | None
+) -> dict[tuple[str, str], Visit | str]:
+    """Visit pages, taking (path, scheme) from ``jobs`` until it is empty, in a Chromium of this
+    thread: {(path, scheme): Visit, or the error that stopped the visit}. Threads that share
+    ``jobs`` end together. With ``shots``, save a full-page screenshot of each there."""
     from axe_playwright_python.sync_playwright import Axe
 
-    chromium, axe, done = Chromium(site.origin), Axe(), {}
+    chromium, axe, tabs, done = Chromium(site.origin), Axe(), {}, {}
     try:
-        # One tab for every page, as a reader's: a new tab per page costs a third more.
-        page = chromium.new_context(scheme).new_page()
-        for path in paths:
+        while True:
             try:
-                done[path] = _visit(page, site.url(path), path, scheme, axe, shots)
+                path, scheme = jobs.get_nowait()
+            except queue.Empty:
+                return done
+            # One tab per scheme for every page, as a reader's: a new tab per page costs a third
+            # more.
+            if scheme not in tabs:
+                tabs[scheme] = chromium.new_context(scheme).new_page()
+            try:
+                done[path, scheme] = _visit(tabs[scheme], site.url(path), path, scheme, axe, shots)
             except Exception as err:  # reported by every test of the visit
-                done[path] = f"visiting {site.url(path)} ({scheme}) failed: {err}"
+                done[path, scheme] = f"visiting {site.url(path)} ({scheme}) failed: {err}"
     finally:
         chromium.close()
-    return done
 
 
 def _visit(page, url: str, path: str, scheme: str, axe, shots: Path | None) -> Visit:

@@ -1,8 +1,9 @@
 """Fixtures and hooks of the browser tests; the machinery is in ``browsing.py``.
 
 ``visit``: one page (``page_path``, every page of the site) in one colour scheme (``scheme``),
-visited once: the visits start with the first browser test, in two threads (one per scheme),
-while the tests that drive a page of their own (``live_page``) run.
+visited once: the visits start with the first browser test, in two threads that share the
+list, while the tests that drive a page of their own (``live_page``) and the site's other tests
+run.
 ``browser`` and ``live_page``: a Chromium for tests that drive a page themselves. A failing test
 leaves its page's console log and a screenshot in ``test-artifacts/browser/failures/``; with
 ``SCREENSHOTS=1`` in the environment, every visit leaves a full-page screenshot in
@@ -13,6 +14,7 @@ times (also in ``report.json``).
 from __future__ import annotations
 
 import os
+import queue
 import re
 import shutil
 from concurrent.futures import ThreadPoolExecutor
@@ -53,29 +55,36 @@ def browser(site):
     chromium.close()
 
 
+VISITORS = 2  # threads, each with a Chromium: one per core
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _sweep(request: pytest.FixtureRequest, site):
-    """Every page in both schemes, visited in two threads of their own (one per scheme) from the
-    first browser test on, when a test of the run reads a visit: the tests that drive a page
-    themselves run meanwhile."""
+    """Every page in both schemes, visited in threads of their own from the first browser test
+    on, when a test of the run reads a visit: the tests that drive a page themselves, and the
+    site's other tests, run meanwhile."""
     if not any(
         {"visit", "visits"} & set(getattr(item, "fixturenames", ()))
         for item in request.session.items
     ):
-        yield {}
+        yield []
         return
     shots = ARTIFACTS / "screenshots" if os.environ.get("SCREENSHOTS") else None
     if shots:
         shutil.rmtree(shots, ignore_errors=True)
         shots.mkdir(parents=True)
-    with ThreadPoolExecutor(len(SCHEMES)) as pool:
-        yield {s: pool.submit(visit_all, site, s, site.pages, shots) for s in SCHEMES}
+    jobs = queue.SimpleQueue()
+    for path in site.pages:
+        for scheme in SCHEMES:
+            jobs.put((path, scheme))
+    with ThreadPoolExecutor(VISITORS) as pool:
+        yield [pool.submit(visit_all, site, jobs, shots) for _ in range(VISITORS)]
 
 
 @pytest.fixture(scope="session")
 def visits(site, _sweep) -> dict[tuple[str, str], Visit | str]:
     """{(page, scheme): its Visit, or why it failed}: every page in both schemes."""
-    out = {(path, s): v for s, job in _sweep.items() for path, v in job.result().items()}
+    out = {key: v for job in _sweep for key, v in job.result().items()}
     _SUMMARY[:] = write_report(site, [v for v in out.values() if isinstance(v, Visit)])
     return out
 
