@@ -460,8 +460,8 @@ def visit_all(
                 path, scheme = jobs.get_nowait()
             except queue.Empty:
                 return done
-            # One tab per scheme for every page, as a reader's: a new tab per page costs a third
-            # more.
+            # One tab per scheme, reused from page to page as a reader's is: a new tab per page
+            # costs a third more.
             if scheme not in tabs:
                 tabs[scheme] = chromium.new_context(scheme).new_page()
             try:
