@@ -42,10 +42,14 @@ serve: $(STAMP) $(NODE_STAMP)
 build: $(STAMP) $(NODE_STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# First every fence of the pages and the package tests, on every core (a page's fences on one
+# worker, in order), which fills .cache/ with what the fences printed and drew; then the strict
+# build, which shows them from there and runs none again, and the site in a browser.
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(PYTEST_FLAGS)
+	FENCES_TESTED=1 $(BIN)/pytest tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from mkdocs.structure.files import File, Files
 
-from docs_build import cache, figures, published
+from docs_build import cache, figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,11 +33,14 @@ FIGURE_LINE = re.compile(
 
 
 class State:
-    package_changed = False  # since the previous build of this process (`mkdocs serve`)
+    package = ""  # cache.package_hash() of the previous build of this process (`mkdocs serve`)
+    package_changed = False  # since then
 
 
 def on_config(config):
-    State.package_changed = cache.package_changed()  # first: forgets an edited package
+    package = cache.package_hash()
+    State.package_changed = State.package not in ("", package)
+    State.package = package
     import torch
 
     import encoder
@@ -49,7 +52,7 @@ def on_config(config):
     # the package too, so a change to encoder/ re-executes them (and serve stays fast).
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
-        folder = cache.cache_dir("mkdocs-jupyter") / cache.package_hash()
+        folder = cache.folder() / "mkdocs-jupyter" / package
         jupyter.config["cache_dir"] = str(folder)
     config.extra["build_stamp"] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
@@ -87,9 +90,7 @@ def _expire_pages(files: Files) -> None:
 
 
 def _figure_html(match: re.Match) -> str:
-    indent, alt, path, name, caption = match.group("indent", "alt", "path", "name", "caption")
-    if name not in figures.names():
-        raise ValueError(f"figure {name!r} is neither in docs_build/plots/ nor in diagrams/")
+    indent, alt, path, caption = match.group("indent", "alt", "path", "caption")
     lines = [
         '<figure markdown="span" class="figure">',
         f"![{alt}]({path}.svg#only-light){{ loading=lazy }}",
@@ -160,8 +161,6 @@ def _size_images(output: str, page, config) -> str:
         if " width=" in m["attrs"]:
             return m[0]
         path = (here / m["src"]).resolve()
-        if not path.exists():  # published figures land in the site after the last page
-            path = published.STORE / path.name
         size = _svg_size(path) if path.exists() else None
         if size is None:
             return m[0]

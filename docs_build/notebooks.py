@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 
 from mkdocs.structure.files import File, Files
 
-from docs_build.fences import RUNS
+RUNS = re.compile(r'\bexec="on"')
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
 FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)\s*$")

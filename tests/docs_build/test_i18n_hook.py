@@ -12,8 +12,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from docs_build import i18n
 from docs_build.run import Build
+
+from docs_build import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import importlib
 import importlib.metadata
+import os
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -143,6 +144,14 @@ def is_external(url: str) -> bool:
 def test_strict_build_passes_without_warnings(site):
     assert site.build.returncode == 0, site.build.log
     assert site.build.warnings == [], site.build.log
+
+
+@pytest.mark.skipif(
+    not os.environ.get("FENCES_TESTED"), reason="the fences did not run as tests just before"
+)
+def test_the_build_runs_no_fence_the_tests_ran(site):
+    # `make test` runs every fence as a test first (FENCES_TESTED=1): the build only shows them.
+    assert "fences: 0 ran in this build" in site.build.log, site.build.log
 
 
 def test_every_nav_page_is_built(built: Path):
