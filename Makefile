@@ -4,15 +4,18 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The CPU build of torch; a bare `torch` would pull a multi-GB CUDA build.
+# The CPU build of torch: PyPI's torch for Linux x86-64 is the CUDA build (GBs), so it comes from
+# PyTorch's CPU index where that is reachable, else from PyPI (which serves the CPU build elsewhere).
 TORCH ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: serve test build bench chromium clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "$(TORCH)"
+	$(BIN)/python -m pip install -qq --retries 0 --timeout 10 "$(TORCH)" --index-url $(TORCH_INDEX) \
+	  || $(BIN)/python -m pip install -q "$(TORCH)"
 	$(BIN)/python -m pip install -q -e . --group dev
 	touch $@
 

@@ -1,9 +1,10 @@
 """The build's one cache: what a fence printed and wrote, drawn figures, typeset formulas.
 
 Entries are JSON files under ``.cache/`` (``DOCS_CACHE`` names another folder), named by a key
-that hashes everything the entry was computed from: ``key(*parts)`` starts from the package
-sources (``encoder/``, ``docs_build/``, ``docs/data/``) and torch's version, so an edit to any of
-them makes new keys and nothing stale is ever read.
+that hashes everything the entry was computed from, ``package_hash()`` among it: the package,
+the build code that the pages' fences import (figures and their drawings, the explorers' export),
+the data the pages read and torch's version. An edit to any of them makes new keys, so nothing
+stale is ever read.
 """
 
 from __future__ import annotations
@@ -24,9 +25,10 @@ def folder() -> Path:
 
 
 def package_hash() -> str:
-    """Hash of what the pages compute from: the package, the build code, the data, torch."""
+    """Hash of what the pages compute from (see the module's docstring)."""
     digest = hashlib.sha256(importlib.metadata.version("torch").encode())
-    sources = [*ROOT.glob("encoder/**/*.py"), *ROOT.glob("docs_build/**/*.py")]
+    sources = [*ROOT.glob("encoder/**/*.py"), *ROOT.glob("docs_build/plots/*.py")]
+    sources += [ROOT / "docs_build" / name for name in ("figures.py", "explorers.py")]
     for path in sorted([*sources, *ROOT.glob("docs/data/*")]):
         digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:16]
