@@ -14,6 +14,7 @@ current colour scheme. Nothing drawn is committed, so nothing drawn can go stale
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 import re
 import subprocess
@@ -54,6 +55,13 @@ def on_config(config):
     if jupyter is not None:
         folder = cache.folder() / "mkdocs-jupyter" / package
         jupyter.config["cache_dir"] = str(folder)
+    # mkdocs-jupyter's kernels would each log ipykernel's notice that they talk over local TCP
+    # unencrypted, which a reader of the build's log can do nothing about: their IPython profile
+    # (a folder of the cache) logs errors only.
+    profile = cache.folder() / "ipython" / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    (profile / "ipython_kernel_config.py").write_text("c.IPKernelApp.log_level = 'ERROR'\n")
+    os.environ.setdefault("IPYTHONDIR", str(profile.parent))
     config.extra["build_stamp"] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "encoder": encoder.__version__,

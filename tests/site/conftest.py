@@ -5,6 +5,8 @@ repository for ``SITE_URL`` = the address it is then served at. In ``make test``
 fences ran just before, as tests (``conftest.py`` at the root), so the build shows their outputs
 from the cache and runs none (``test_build.py`` checks that). ProperDocs' build of the same tree
 (``test_properdocs.py``) starts when this one is done and runs while the browser tests do.
+``BUILT_SITE=DIR`` tests a site built before instead (for the HTML tests; it was built for
+another address, so instant navigation and ProperDocs' comparison do not apply).
 """
 
 from __future__ import annotations
@@ -46,9 +48,13 @@ PAGES = ENGLISH + [ZH + page for page in ENGLISH]
 class Build:
     """``TOOL build --strict`` of the repository into ``dest``, started at once."""
 
-    def __init__(self, dest: Path, env: dict[str, str], tool: str = "mkdocs") -> None:
+    def __init__(self, dest: Path, env: dict, tool: str = "mkdocs", built: Path | None = None):
         self.site, self.log, self.returncode, self.seconds = dest, "", None, 0.0
         self._start = time.perf_counter()
+        if built is not None:  # BUILT_SITE
+            shutil.copytree(built, dest)
+            self.returncode, self._proc = 0, None
+            return
         self._proc = subprocess.Popen(
             [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest)],
             cwd=ROOT,
@@ -66,7 +72,7 @@ class Build:
         return self
 
     def stop(self) -> None:
-        if self._proc.poll() is None:
+        if self._proc is not None and self._proc.poll() is None:
             self._proc.kill()
             self._proc.communicate()
 
@@ -96,7 +102,8 @@ class Site:
         self.origin = f"http://127.0.0.1:{self.server.server_port}"
         self.base = self.origin + "/"
         self.env = {"SITE_URL": self.base}
-        self.build = Build(self.dir, self.env)
+        built = os.environ.get("BUILT_SITE")
+        self.build = Build(self.dir, self.env, built=Path(built) if built else None)
         self.properdocs: Build | None = None
         self._ready = False
 

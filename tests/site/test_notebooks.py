@@ -14,7 +14,7 @@ import pytest
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
-RESIDUE = re.compile(r"data-run-figure|run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
+RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
 RUNS = re.compile(r'^[ \t]*```python exec="on"', re.MULTILINE)
 WITH_CODE = sorted(p.name for p in DOCS.glob("*.md") if RUNS.search(p.read_text()))
 
@@ -40,7 +40,7 @@ def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang:
     attached = [name for c in notebook["cells"] for name in c.get("attachments", {})]
     assert len(attached) == len(set(figures)), page
     if 'data-explorer="' in (DOCS / source).read_text():
-        assert site.base + page in prose, f"{page}: no link to its explorer"
+        assert re.search(rf"(on the page|在页面上打开)\]\([^)]*/{page}\)", prose), page
 
 
 def test_a_page_notebook_runs_from_top_to_bottom(site, tmp_path):
