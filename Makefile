@@ -36,13 +36,18 @@ chromium:
 	if [ -n "$$pkgs" ]; then \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkgs; fi
 
-# --dirty: an edit rebuilds only the edited page (and the API reference, for cross-references),
-# with the outputs of its code fences from .cache/ when their code did not change: about 1.5 s.
-# A change to encoder/ rebuilds every page; restart serve after changing docs_build/.
+# First the fences that .cache/ does not hold yet, on every core (pytest-xdist, a page's fences on
+# one worker, in order); then MkDocs, which shows them from the cache. A fence that fails there
+# fails again in the build, which shows its traceback on the page. `serve --dirty`: an edit
+# rebuilds only the edited page (and the API reference), running only the fences it changed.
+FENCES := FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs
+
 serve: $(STAMP) $(NODE_STAMP)
+	-$(FENCES)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
 build: $(STAMP) $(NODE_STAMP)
+	-$(FENCES)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # First every fence of the pages and the package tests, on every core (a page's fences on one
