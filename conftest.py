@@ -10,6 +10,7 @@ import os
 import re
 from pathlib import Path
 
+import torch
 from mdit_py_plugins.admon import admon_plugin
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
@@ -17,6 +18,9 @@ from docs_build import cache
 from docs_build.fences import INCLUDE, OPTION, execute, fence_key, include, normalize
 
 collect_ignore = ["docs/zh", "site"]
+# One torch thread per process: pytest-xdist runs a process per core, where a second thread only
+# waits for a core (beside another process, it stalled a 48-layer fence from 0.2 s to 20 s).
+torch.set_num_threads(1)
 TAB = re.compile(r'^(?P<indent>[ \t]*)=== (?=")', re.MULTILINE)
 
 

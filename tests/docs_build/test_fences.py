@@ -75,8 +75,8 @@ def toy():
     subprocess.run(["rm", "-rf", str(folder)], check=True)
 
 
-def run(toy: Path, *command: str) -> subprocess.CompletedProcess:
-    env = {**os.environ, "DOCS_CACHE": str(toy / "cache"), "NO_MKDOCS_2_WARNING": "1"}
+def run(toy: Path, *command: str, cache: str = "cache") -> subprocess.CompletedProcess:
+    env = {**os.environ, "DOCS_CACHE": str(toy / cache), "NO_MKDOCS_2_WARNING": "1"}
     return subprocess.run(
         [sys.executable, "-m", *command], cwd=toy, env=env, capture_output=True, text=True
     )
@@ -86,56 +86,34 @@ def pytest_items(toy: Path, *args: str) -> subprocess.CompletedProcess:
     return run(toy, "pytest", "-p", "no:cacheprovider", "-rA", "-q", *args, "docs/index.md")
 
 
-def test_every_fence_is_an_item_named_by_line_and_the_build_runs_none_of_them(toy):
+def test_cold_build_then_items_then_a_build_that_runs_no_fence(toy):
+    cold = run(toy, "mkdocs", "build", "--strict", "-d", "cold", cache="cold")
+    assert cold.returncode == 0 and "fences: 3 ran in this build" in cold.stderr, cold.stderr
+    assert "82" in (toy / "cold" / "index.html").read_text()
+    # The items, on a cache of their own; the first fence counts its runs, the third checks it.
+    page = toy / "docs" / "index.md"
+    count = 'print("defined"); import builtins; builtins.ran = getattr(builtins, "ran", 0) + 1'
+    check = "    print(more); assert __import__('builtins').ran == 1  # shared, not replayed\n"
+    page.write_text(PAGE.replace('print("defined")', count).replace("    print(more)\n", check))
     tested = pytest_items(toy)
     assert "4 passed" in tested.stdout, tested.stdout
     for line in (3, 10, 19, 26):  # the fences' info lines, in a tab, a fold, an include
         assert "docs/index.md::[CodeFence#" in tested.stdout
         assert f"[line:{line}]" in tested.stdout, tested.stdout
     built = run(toy, "mkdocs", "build", "--strict", "-d", "site")
-    assert built.returncode == 0, built.stderr
-    assert "fences: 0 ran in this build" in built.stderr
-    page = (toy / "site" / "index.html").read_text()
-    assert "42" in page and "82" in page  # the outputs, from the items' cache
+    assert built.returncode == 0 and "fences: 0 ran in this build" in built.stderr, built.stderr
+    html = (toy / "site" / "index.html").read_text()
+    assert "42" in html and "82" in html  # the outputs, from the items' cache
     assert (toy / "site" / "figures" / "toy-line-dark.svg").exists()
-
-
-def test_a_cold_build_runs_the_fences_itself(toy):
-    built = run(toy, "mkdocs", "build", "--strict", "-d", "site")
-    assert built.returncode == 0, built.stderr
-    assert "fences: 3 ran in this build" in built.stderr
-    assert "82" in (toy / "site" / "index.html").read_text()
+    alone = pytest_items(toy, "-k", "line:19")  # the third fence: its session's run first
+    assert "1 passed, 3 deselected" in alone.stdout, alone.stdout
 
 
 def test_a_failing_fence_fails_its_item_alone_with_its_page_and_line(toy):
     page = toy / "docs" / "index.md"
-    page.write_text(
-        page.read_text().replace(
-            "    print(value + 1)\n", "    print(value + 1)\n    assert False\n"
-        )
-    )
+    planted = "    print(value + 1)\n    assert False\n"
+    page.write_text(PAGE.replace("    print(value + 1)\n", planted))
     tested = pytest_items(toy)
     assert "1 failed, 3 passed" in tested.stdout, tested.stdout  # fence 3 uses fence 2's names
     assert "FAILED docs/index.md::[CodeFence#2][line:10]" in tested.stdout
     assert 'docs/index.md", line 12' in tested.stdout  # the planted line, in the page
-
-
-def test_one_fence_selected_alone_runs_after_its_session(toy):
-    tested = pytest_items(toy, "-k", "CodeFence#3")
-    assert "1 passed" in tested.stdout, tested.stdout
-
-
-def test_the_session_namespace_is_shared_not_replayed(toy):
-    page = toy / "docs" / "index.md"
-    text = page.read_text().replace(
-        'print("defined")',
-        'print("defined")\nimport builtins\nbuiltins.ran = getattr(builtins, "ran", 0) + 1',
-    )
-    page.write_text(
-        text.replace(
-            "    print(more)\n",
-            "    print(more)\n    import builtins\n    assert builtins.ran == 1\n",
-        )
-    )
-    tested = pytest_items(toy)
-    assert "4 passed" in tested.stdout, tested.stdout
