@@ -64,7 +64,7 @@ def positive_ints(**values: object) -> None:
 
 
 def non_negative_ints(**values: object) -> None:
-    """Each value is an int >= 0 (a length that may be zero, a period with 0 = never)."""
+    """Each value is an int >= 0 (a length that may be 0, a period where 0 = never)."""
     for name, value in values.items():
         integer(name, value)
         if value < 0:

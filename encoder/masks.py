@@ -55,6 +55,5 @@ def check_mask(
     )
     if not ok:
         raise ValueError(
-            f"mask of shape {tuple(mask.shape)} does not broadcast to "
-            f"{dims} = {shape}"
+            f"mask of shape {tuple(mask.shape)} does not broadcast to {dims} = {shape}"
         )

@@ -136,7 +136,9 @@ def _check_arguments(**numbers: object) -> None:
     _checks.positive_ints(steps=numbers["steps"], batch_size=numbers["batch_size"])
     _checks.positive_ints(threads=numbers["threads"])
     _checks.seed("seed", numbers["seed"])
-    _checks.non_negative_ints(warmup=numbers["warmup"], eval_every=numbers["eval_every"])
+    _checks.non_negative_ints(
+        warmup=numbers["warmup"], eval_every=numbers["eval_every"]
+    )
     if numbers["log_every"] is not None:
         _checks.non_negative_ints(log_every=numbers["log_every"])
     _checks.positive_float("lr", numbers["lr"])
