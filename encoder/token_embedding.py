@@ -11,13 +11,7 @@ from encoder import _checks
 
 
 def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
-    """Each id in [0, vocab_size), checked on the CPU only.
-
-    Reading the ids' values costs nothing on the CPU in eager mode. On a GPU it would
-    wait for the device on every call (a host sync), and torch.compile, torch.export
-    and torch.func.vmap cannot branch on values: there, the lookup's own bounds check
-    stands in (an IndexError on the CPU, a device-side assert on CUDA).
-    """
+    """Each id in [0, vocab_size), checked on the CPU only (see ``forward``)."""
     if ids.device.type != "cpu" or ids.numel() == 0:
         return
     lo, hi = torch.aminmax(ids)
@@ -76,7 +70,12 @@ class TokenEmbedding(nn.Embedding):
         nn.init.normal_(self.weight, std=self.embedding_dim**-0.5)
         self._fill_padding_idx_with_zero()
 
-    @_checks.checked_by(_check_ids)  # and, on the CPU, that each id has a row
+    # Checks the ids, and their range on the CPU only: reading their values costs
+    # nothing there in eager mode, while on a GPU it would wait for the device on every
+    # call (a host sync), and torch.compile, torch.export and torch.func.vmap cannot
+    # branch on values. There, the lookup's own bounds check stands in (an IndexError
+    # on the CPU, a device-side assert on CUDA).
+    @_checks.checked_by(_check_ids)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return super().forward(ids) * self.scale  # (B, T, d_model)
 

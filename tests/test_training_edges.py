@@ -5,6 +5,7 @@ model's device (CPU and, where present, CUDA)."""
 
 from __future__ import annotations
 
+import copy
 import pickle
 import threading
 
@@ -178,10 +179,12 @@ def test_train_and_evaluate_run_on_the_models_device(device):
 
 
 def test_train_is_the_same_on_every_device(device):
-    """The batches come from the CPU generator: the same data wherever the model is."""
+    """The batches come from a CPU generator: the same data wherever the model is."""
     task = Task("reverse", vocab_size=6, max_len=8)
     with torch.device("cpu"):
-        on_cpu = model_for(task)
+        on_cpu = model_for(task, dropout=0.0)
+        elsewhere = copy.deepcopy(on_cpu).to(device)
         cpu = train(on_cpu, task, steps=3, batch_size=8, eval_every=0)
-    here = train(model_for(task), task, steps=3, batch_size=8, eval_every=0)
-    np.testing.assert_allclose(here.loss, cpu.loss, rtol=1e-4)
+    here = train(elsewhere, task, steps=3, batch_size=8, eval_every=0)
+    assert abs(here.loss[0] - cpu.loss[0]) < 1e-5  # the same weights on the same batch
+    np.testing.assert_allclose(here.loss, cpu.loss, rtol=1e-2)
