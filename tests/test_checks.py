@@ -10,6 +10,10 @@ import pytest
 import torch
 
 import encoder._checks as checks
+import encoder.attention as attention
+import encoder.encoder as encoder_module
+import encoder.encoder_layer as encoder_layer
+import encoder.masks as masks
 from encoder import (
     Encoder,
     EncoderLayer,
@@ -37,11 +41,27 @@ def tensor_checks(monkeypatch):
     return seen
 
 
+@pytest.fixture
+def mask_checks(monkeypatch):
+    """The shapes masks were checked against, in order, wherever the check was imported."""
+    seen: list[tuple] = []
+    original = masks.check_mask
+
+    def counting(mask, shape, *args, **kwargs):
+        seen.append(shape)
+        return original(mask, shape, *args, **kwargs)
+
+    for module in (masks, attention, encoder_layer, encoder_module):
+        monkeypatch.setattr(module, "check_mask", counting)
+    return seen
+
+
 @pytest.mark.parametrize("n_layers", [1, 3])
-def test_an_encoder_call_checks_its_ids_once(tensor_checks, n_layers):
+def test_an_encoder_call_checks_its_ids_and_its_mask_once(tensor_checks, mask_checks, n_layers):
     enc = Encoder(vocab_size=7, d_model=8, n_head=2, d_ff=16, n_layers=n_layers, max_len=6)
     enc(torch.tensor([[1, 2, 0]]), causal_mask(3))
     assert tensor_checks == ["ids"]
+    assert mask_checks == [(1, 2, 3, 3)]
 
 
 @pytest.mark.parametrize(
