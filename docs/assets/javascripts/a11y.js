@@ -16,3 +16,7 @@ new MutationObserver((records) => {
     }
   }
 }).observe(document.body, { childList: true, subtree: true });
+
+// Material's search dialog has no name (axe-core: aria-dialog-name): it takes its field's.
+const search = document.querySelector(".md-search[role=dialog]");
+search?.setAttribute("aria-label", search.querySelector("input")?.placeholder ?? "Search");
