@@ -54,7 +54,8 @@ def main() -> None:
         (bare / "docs" / "index.md").write_text("# Bare Material\n\n" + TEXT)
         (bare / "mkdocs.yml").write_text(BARE)
         mkdocs = Path(sys.executable).parent / "mkdocs"
-        subprocess.run([mkdocs, "build", "-q", "-f", bare / "mkdocs.yml", "-d", served / "bare"])
+        build = [mkdocs, "build", "-q", "-f", bare / "mkdocs.yml", "-d", served / "bare"]
+        subprocess.run(build, env={**os.environ, "NO_MKDOCS_2_WARNING": "1"}, check=True)
         for file in served.rglob("*"):
             if file.suffix in {".html", ".css", ".js", ".json", ".svg", ".xml", ".ipynb"}:
                 file.with_name(file.name + ".gz").write_bytes(gzip.compress(file.read_bytes(), 9))
