@@ -200,6 +200,16 @@ def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     return chinese if changed else None
 
 
+def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
+    """``_draw(name, fn)``, from the cache when this package drew it before: the test run draws
+    every figure as a test (tests/docs_build/test_figures.py), on every core, and the build
+    then draws none."""
+    fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
+    version = importlib.metadata.version("matplotlib")
+    key = cache.key(cache.package_hash(), version, fonts, name)
+    return cache.cached(f"figures/{key}", lambda: _draw(name, fn))
+
+
 def render_all() -> dict[str, dict[str, str]]:
     """{name: {"": light_svg, "-dark": dark_svg}} for every figure and diagram (and NAME-zh)."""
     out = {}
@@ -209,12 +219,7 @@ def render_all() -> dict[str, dict[str, str]]:
         chinese = _diagram_in_chinese(path, words)
         if chinese is not None:
             out[path.stem + ZH] = _diagram_variants(path, chinese)
-    fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
-    version = importlib.metadata.version("matplotlib")
-    name = "figures/" + cache.key(cache.package_hash(), version, fonts)
-    drawn = cache.cached(
-        name, lambda: {k: v for n, fn in drawings().items() for k, v in _draw(n, fn).items()}
-    )
+    drawn = {k: v for name, fn in drawings().items() for k, v in drawn_once(name, fn).items()}
     clash = set(out) & set(drawn)
     if clash:
         raise ValueError(f"figure names used by both a drawing and a diagram: {sorted(clash)}")
