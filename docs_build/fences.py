@@ -68,7 +68,7 @@ class State:
     package = ""  # package_hash() of this build
     page = ""  # src_uri of the page being built
     sessions: dict[str, Session] = {}  # noqa: RUF012 (reset per page)
-    record: dict[str, dict] = {}  # noqa: RUF012 (reset per build)
+    record: dict[str, dict] = {}  # noqa: RUF012 (reset per command: both languages' builds)
     dirty = False  # `--dirty`: only pages older than their source are rebuilt
     worker: subprocess.Popen | None = None  # docs_build/fence_worker.py, while it is needed
     claims: Path | None = None  # the folder where the build and the worker claim pages
@@ -78,6 +78,7 @@ class State:
 
 def on_startup(command: str, dirty: bool) -> None:
     State.dirty = dirty
+    State.record = {}  # here, not per build: mkdocs-static-i18n builds /zh/ in a second build
 
 
 @event_priority(-100)  # after markdown-exec registered its formatter
@@ -87,7 +88,6 @@ def on_config(config):
         if fence.get("format") is markdown_exec.formatter and fence["name"] == "python":
             fence["format"] = formatter
     State.package = package_hash()
-    State.record = {}
     # One torch thread, in the build as in the worker (which runs this too): the two share two
     # cores, and where a process's second thread has no core, the first waits for it at every
     # parallel step (the Encoder Layer page's 48-layer fence took 20 s instead of 0.2 s).

@@ -24,6 +24,7 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin, urlsplit
 
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from docs_build.fences import RUNS
@@ -206,6 +207,7 @@ def colab_url(repo_url: str | None, edit_uri: str | None, repo_path: str) -> str
 _NOTEBOOKS: dict[str, str] = {}  # page src_uri -> its notebook's URI, for on_page_markdown
 
 
+@event_priority(-110)  # after mkdocs-static-i18n (-100): it takes no generated file
 def on_files(files: Files, config) -> Files:
     _NOTEBOOKS.clear()
     for file in list(files.documentation_pages()):

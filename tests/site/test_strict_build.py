@@ -11,15 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from docs_build import i18n
-
 DOCS = Path(__file__).resolve().parents[2] / "docs"
-# The Markdown pages (a Chinese notebook's translation, a .md, becomes a notebook page).
-SOURCES = sorted(
-    uri
-    for uri in (p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))
-    if not (i18n.is_zh(uri) and i18n.english_source(uri).suffix == ".ipynb")
-)
+SOURCES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.md"))  # Markdown pages
 
 
 def test_strict_build_passes_without_warnings(site):

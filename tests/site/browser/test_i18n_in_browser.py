@@ -1,9 +1,6 @@
-"""The Chinese edition in the browser: Chinese search, and the language switcher.
-
-Uses the browser tests' site and live page (``conftest.py``, ``browsing.py``): the build is
-served at the address it was built for, so Material's instant navigation is on. The per-page
-checks of ``test_site_in_browser.py`` (formulas, requests, links, axe-core) cover the /zh/
-pages already, since they take every page of the build.
+"""Search in each language, in the browser: the ranking that lunr gives a query. (Which pages
+each index holds, and Chinese segmentation, are checked on the build: tests/site/test_i18n.py;
+the switcher too.)
 """
 
 from __future__ import annotations
@@ -12,7 +9,6 @@ import re
 
 import pytest
 
-SWITCHER = "() => [...document.querySelectorAll('a.md-select__link')].map(a => a.href)"
 RESULTS = "() => [...document.querySelectorAll('.md-search-result__list a')].map(a => a.href)"
 
 
@@ -65,34 +61,4 @@ def test_search_in_each_language(site, live_page, home, query, target, index):
     )
     leaked = [s[:80] for s in snippets if re.search(r"Copied!|已复制|\\[()\[\]]|\$\$", s)]
     assert leaked == [], f"searching {query!r}: snippets with TeX or button labels: {leaked}"
-    _clean(live_page)
-
-
-def test_switcher_lands_on_the_same_page_after_instant_navigation(site, live_page):
-    page = live_page.page
-    page.goto(site.url("zh/positional-encoding/"), wait_until="networkidle")
-    assert page.evaluate("document.documentElement.lang") == "zh"
-    assert page.evaluate(SWITCHER) == [
-        site.url("positional-encoding/"),
-        site.url("zh/positional-encoding/"),
-    ]
-
-    # Instant navigation swaps the page but not the header: the switcher must follow.
-    page.evaluate("window.__notReloaded = true")
-    page.locator('.md-nav--primary a.md-nav__link[href$="attention/"]').first.click()
-    page.wait_for_url(site.url("zh/attention/"))
-    assert page.evaluate("window.__notReloaded === true"), "not an instant navigation"
-    page.wait_for_function(f"() => ({SWITCHER})()[0] === {site.url('attention/')!r}")
-    # Let the page settle: a full load aborts what is still in flight (fonts, sitemaps).
-    page.wait_for_function("() => document.querySelectorAll('mjx-container').length > 0")
-    page.evaluate("() => document.fonts.ready.then(() => true)")
-    page.wait_for_timeout(1000)
-
-    # The switch itself loads the English page in full (its <html lang>, UI and search).
-    page.locator("a.md-select__link[hreflang=en]").dispatch_event("click")
-    page.wait_for_url(site.url("attention/"))
-    page.wait_for_load_state("load")
-    assert page.evaluate("window.__notReloaded === undefined"), "the switch was not a full load"
-    assert page.evaluate("document.documentElement.lang") == "en"
-    assert page.evaluate(SWITCHER) == [site.url("attention/"), site.url("zh/attention/")]
     _clean(live_page)
