@@ -1,26 +1,11 @@
-"""MkDocs hook: what the Chinese edition needs beyond mkdocs-static-i18n (the ``i18n`` plugin).
+"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n.
 
-The plugin builds ``docs/zh/X.md`` at ``/zh/X/`` in a second build of the same run, with the
-Chinese navigation titles, Material's UI in Chinese and a switcher to the same page in the other
-language (see mkdocs.yml). A Chinese page writes its own prose, includes the English page's code
-and formulas as snippet sections (``--8<-- "docs/attention.md:section"``) and names the Chinese
-variant of a figure itself (``figures/NAME-zh.svg``, drawn by ``docs_build/figures.py``).
-
-This hook adds what the plugin does not do:
-
-- Notebooks: mkdocs-jupyter makes ``.ipynb`` files pages, but the plugin rebuilds every file as a
-  plain one (so a notebook would be copied as a download); they are made pages again here, and a
-  notebook without a translation under ``docs/zh/`` is shown in English under /zh/.
-- Search: Material writes one index of both editions; each edition gets its own
-  (``search/search_index.json``, ``zh/search/search_index.json``; the page asks for its own in
-  ``overrides/partials/search-index.html``), so English search lists no Chinese page.
-- Notebook headings in Chinese get ids that their table of contents links to.
-- Line breaks: a Chinese source wraps at 100 columns like the English ones, and HTML would
-  show each break between two Chinese characters as a space; those breaks are removed.
-- Staleness: a Chinese page records ``source_hash`` (the first 12 hex digits of the SHA-256 of
-  the English page it translates) in its front matter; when the English page has changed since,
-  the Chinese page opens with a warning linking to it. ``python -m docs_build.i18n PAGE...``
-  records the current hash, ``--check`` lists the stale pages.
+The ``i18n`` plugin (mkdocs.yml) builds /zh/ in a second build of the same run: its navigation
+titles, Material's UI in Chinese, the switcher to the same page. This hook adds, each part
+because neither the plugin nor another maintained tool does it here (CONTRIBUTING.md, section
+6): notebooks kept as pages, one search index per language, Chinese lines joined, ids for a
+notebook's Chinese headings, and the warning on a page whose English original changed
+(``source_hash``; ``python -m docs_build.i18n [--check] [PAGE...]`` records or checks it).
 """
 
 from __future__ import annotations
