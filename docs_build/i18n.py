@@ -59,7 +59,7 @@ def on_page_context(context, page, config, nav):
     """The switcher of a translated notebook: the plugin finds no English page for it (it takes
     a notebook for a download), so its English link would go to the English home."""
     if is_zh(page.file.src_uri) and page.file.src_uri.endswith(".ipynb"):
-        for alternate in config.extra["alternate"]:
+        for alternate in config.extra.alternate:  # the plugin sets it as an attribute
             if alternate["lang"] != LANG:
                 alternate["link"] = page.url.removeprefix(LANG + "/")
     return context
