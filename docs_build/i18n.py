@@ -4,8 +4,9 @@ The ``i18n`` plugin (mkdocs.yml) builds /zh/ in a second build of the same run: 
 titles, Material's UI in Chinese, the switcher to the same page. This hook adds, each part
 because neither the plugin nor another maintained tool does it here (CONTRIBUTING.md, section
 6): notebooks kept as pages, one search index per language, Chinese lines joined, ids for a
-notebook's Chinese headings, and the warning on a page whose English original changed
-(``source_hash``; ``python -m docs_build.i18n [--check] [PAGE...]`` records or checks it).
+notebook's Chinese headings (and its search rank), and the warning on a page whose English
+original changed (``source_hash``; ``python -m docs_build.i18n [--check] [PAGE...]`` records
+or checks it).
 """
 
 from __future__ import annotations
@@ -112,11 +113,17 @@ def _toc_items(toc):
 
 def on_page_content(html: str, page, config, files) -> str:
     """A notebook's Chinese headings get ids made of their words: mkdocs-jupyter's ids keep ASCII
-    only ("第 1 步：..." -> "1") and its contents use other ones ("_1"), so their links miss."""
+    only ("第 1 步：..." -> "1") and its contents use other ones ("_1"), so their links miss.
+    And a notebook comes after the concept page in search."""
     from pymdownx.slugs import slugify
 
+    if not page.file.src_uri.endswith(".ipynb"):
+        return html
+    # A notebook walks through what a concept page teaches, with the same words in its title:
+    # search lists it below that page (Material's per-page boost).
+    page.meta["search"] = {"boost": 0.5}
     items, headings = list(_toc_items(page.toc)), list(NB_HEADING.finditer(html))
-    if not page.file.src_uri.endswith(".ipynb") or len(items) != len(headings):
+    if len(items) != len(headings):
         return html
     for item, heading in zip(items, headings, strict=True):
         if not heading[4].isascii():
