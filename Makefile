@@ -4,15 +4,18 @@
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-# The CPU build of torch; a bare `torch` would pull a multi-GB CUDA build.
+# The CPU build of torch: PyPI's torch for Linux x86-64 is the CUDA build (GBs), so it comes from
+# PyTorch's CPU index where that is reachable, else from PyPI (which serves the CPU build elsewhere).
 TORCH ?= torch==2.13.0
+TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 .PHONY: serve test build bench chromium clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q "$(TORCH)"
+	$(BIN)/python -m pip install -qq --retries 0 --timeout 10 "$(TORCH)" --index-url $(TORCH_INDEX) \
+	  || $(BIN)/python -m pip install -q "$(TORCH)"
 	$(BIN)/python -m pip install -q -e . --group dev
 	touch $@
 
@@ -33,19 +36,28 @@ chromium:
 	if [ -n "$$pkgs" ]; then \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkgs; fi
 
-# --dirty: an edit rebuilds only the edited page (and the API reference, for cross-references),
-# with the outputs of its code fences from .cache/ when their code did not change: about 1.5 s.
-# A change to encoder/ rebuilds every page; restart serve after changing docs_build/.
+# First the fences that .cache/ does not hold yet, on every core (pytest-xdist, a page's fences on
+# one worker, in order); then MkDocs, which shows them from the cache. A fence that fails there
+# fails again in the build, which shows its traceback on the page. `serve --dirty`: an edit
+# rebuilds only the edited page (and the API reference), running only the fences it changed.
+FENCES := FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs
+
 serve: $(STAMP) $(NODE_STAMP)
+	-$(FENCES)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
 build: $(STAMP) $(NODE_STAMP)
+	-$(FENCES)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# First every fence of the pages and the package tests, on every core (a page's fences on one
+# worker, in order), which fills .cache/ with what the fences printed and drew; then the strict
+# build, which shows them from there and runs none again, and the site in a browser.
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(PYTEST_FLAGS)
+	FENCES_TESTED=1 $(BIN)/pytest tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer

@@ -1,75 +1,64 @@
-"""Where the build keeps what it computed, and the one hash that says when to compute it again.
+"""The build's one cache: what a fence printed and wrote, drawn figures, typeset formulas.
 
-Drawn figures, executed notebooks and the outputs of the pages' code fences are kept under
-``.cache/`` (``DOCS_CACHE`` names another folder: the test run builds with an empty one, so it
-computes everything, as a fresh clone does). Every entry is keyed by ``package_hash`` of its own
-inputs, so a change to the package, to the build's code, to the data the pages read or to torch
-makes a new key.
+Entries are JSON files under ``.cache/`` (``DOCS_CACHE`` names another folder), named by a key
+that hashes everything the entry was computed from, ``package_hash()`` among it: the package,
+the build code that the pages' fences import (figures and their drawings, the explorers' export),
+the data the pages read and torch's version. An edit to any of them makes new keys, so nothing
+stale is ever read.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib.metadata
+import json
 import os
-import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def cache_dir(name: str) -> Path:
-    """The folder of one cache (``figures``, ``fences``, ...); not created."""
-    return Path(os.environ.get("DOCS_CACHE") or ROOT / ".cache") / name
+def folder() -> Path:
+    return Path(os.environ.get("DOCS_CACHE") or ROOT / ".cache")
 
 
-def package_hash(*inputs: str | bytes | Path) -> str:
-    """16 hex digits of the SHA-256 of what the pages compute from, and of ``inputs``.
-
-    That is ``encoder/``, ``docs_build/`` (the pages' code imports its plots and exporters),
-    ``docs/data/`` (results the pages read, e.g. the benchmark's) and the version of torch;
-    ``inputs`` add what one cache entry depends on besides (a file's bytes, a fence's code).
-    """
+def package_hash() -> str:
+    """Hash of what the pages compute from (see the module's docstring)."""
     digest = hashlib.sha256(importlib.metadata.version("torch").encode())
-    files = [
-        *(ROOT / "encoder").rglob("*.py"),
-        *(ROOT / "docs_build").rglob("*.py"),
-        *(ROOT / "docs" / "data").glob("*"),
-    ]
-    for path in sorted(files):
-        digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode())
-        digest.update(path.read_bytes())
-    for item in inputs:
-        data = item.read_bytes() if isinstance(item, Path) else item
-        data = data.encode() if isinstance(data, str) else data
-        digest.update(f"\0{len(data)}\0".encode())
-        digest.update(data)
+    sources = [*ROOT.glob("encoder/**/*.py"), *ROOT.glob("docs_build/plots/*.py")]
+    sources += [ROOT / "docs_build" / name for name in ("figures.py", "explorers.py")]
+    for path in sorted([*sources, *ROOT.glob("docs/data/*")]):
+        digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:16]
 
 
-_seen: list[str] = []  # the package hash of the previous build in this process
+def key(*parts: str) -> str:
+    """A cache key: the hash of ``parts``, each one after the other."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(f"\0{len(part)}\0{part}".encode())
+    return digest.hexdigest()[:32]
 
 
-def package_changed() -> bool:
-    """Whether the package changed since the previous build of this process.
-
-    ``mkdocs serve`` rebuilds in one process, where the package stays imported: when it changed,
-    its modules are forgotten, so that the pages' code imports the edited package, not the one
-    imported at the first build.
-    """
-    now = package_hash()
-    changed = bool(_seen) and _seen[-1] != now
-    _seen[:] = [now]
-    if changed:
-        for name in [m for m in sys.modules if m.partition(".")[0] == "encoder"]:
-            del sys.modules[name]
-    return changed
+def get(name: str) -> Any | None:
+    path = folder() / f"{name}.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def write_atomic(path: Path, data: str | bytes) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder (created when
-    missing), so that a concurrent build never reads half a file."""
+def put(name: str, value: Any) -> None:
+    """Store ``value`` under ``name``, atomically: a build running beside never reads half."""
+    path = folder() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
+    tmp.write_text(json.dumps(value), encoding="utf-8")
     tmp.replace(path)
+
+
+def cached(name: str, compute: Callable[[], Any]) -> Any:
+    value = get(name)
+    if value is None:
+        value = compute()
+        put(name, value)
+    return value

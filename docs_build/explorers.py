@@ -4,8 +4,9 @@
 ``TokenClassifier``, one JSON file with its configuration and its parameters (float32,
 little-endian, base64), and one JSON file of test vectors: inputs with the package's logits
 and attention maps, which the browser tests compare with the page's own forward pass
-(``docs/assets/javascripts/explorers/attention.js``). The files are published by content
-hash (``docs_build.published``), and the function returns the widget's HTML.
+(``docs/assets/javascripts/explorers/attention.js``). They are
+files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
+returns the widget's HTML, whose attributes give their paths from the site's root.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import json
 
 import torch
 
+from docs_build.figures import write
 from encoder import TokenClassifier, attention_maps
 
 # Inputs of the test vectors: a short, a typical and a full-length sequence, and one longer
@@ -74,16 +76,14 @@ def test_vectors(model: TokenClassifier) -> list[dict]:
 
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
-    """Publish the models' weights and test vectors; return the explorer's HTML."""
-    from docs_build.published import publish
-
+    """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     attrs = {}
     tests = {}
     for task, model in models.items():
-        blob = json.dumps(export_weights(model, task), separators=(",", ":")).encode()
-        attrs[f"data-model-{task}"] = publish(blob, ".json")
+        blob = json.dumps(export_weights(model, task), separators=(",", ":"))
+        attrs[f"data-model-{task}"] = write(f"explorers/attention-{task}.json", blob)
         tests[task] = test_vectors(model)
-    attrs["data-tests"] = publish(json.dumps(tests).encode(), ".json")
+    attrs["data-tests"] = write("explorers/attention-tests.json", json.dumps(tests))
     attrs["data-tasks"] = " ".join(models)
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return f'<div class="explorer" data-explorer="attention" {attributes}></div>'

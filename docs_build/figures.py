@@ -6,8 +6,13 @@ matplotlib figure in a colour theme; ``render_all`` turns every drawing, and eve
 ``NAME-zh`` (the Chinese pages show it): a drawing takes its words from
 ``text(theme, english, chinese)`` (``theme["lang"]`` is the language it is drawn for), and a
 diagram from ``diagrams/zh.json``. Drawings are cached (``docs_build.cache``) by the hash of the
-package, of the drawings' code, of matplotlib's version and of the CJK font found, so
-``mkdocs serve`` stays fast.
+package, of matplotlib's version and of the CJK font found, so ``mkdocs serve`` stays fast.
+
+A page's fence draws a figure from what it computed with ``save(NAME, draw)``: the same variants,
+written as the site files ``figures/NAME.svg``, ``figures/NAME-dark.svg`` (and ``-zh``), which
+the page shows with the same image line as any figure. ``write(uri, text)`` writes any other
+site file (the explorers' weights). Both go to ``FILES``, which the fence runner caches and the
+build adds to the site (``docs_build/fences.py``).
 """
 
 from __future__ import annotations
@@ -23,8 +28,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from docs_build import plots
-from docs_build.cache import cache_dir, package_hash, write_atomic
+from docs_build import cache, plots
 
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
@@ -77,14 +81,6 @@ def drawings() -> dict[str, Callable]:
             raise ValueError(f"{name} names figures drawn elsewhere: {found.keys() & drawn.keys()}")
         found.update(drawn)
     return found
-
-
-_rendered: dict[str, dict[str, str]] = {}
-
-
-def names() -> set[str]:
-    """Names of the figures of the last ``render_all``."""
-    return set(_rendered)
 
 
 def _style(theme: dict) -> dict:
@@ -213,24 +209,31 @@ def render_all() -> dict[str, dict[str, str]]:
         chinese = _diagram_in_chinese(path, words)
         if chinese is not None:
             out[path.stem + ZH] = _diagram_variants(path, chinese)
-    code = [Path(__file__), *sorted(Path(plots.__file__).parent.glob("*.py"))]  # styles, drawings
     fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
-    key = package_hash(importlib.metadata.version("matplotlib"), fonts, *code)
-    folder = cache_dir("figures")
-    cache = folder / f"{key}.json"
-    if cache.exists():
-        drawn = json.loads(cache.read_text())
-    else:
-        drawn = {}
-        for name, fn in drawings().items():
-            drawn.update(_draw(name, fn))
-        write_atomic(cache, json.dumps(drawn))
-        for old in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime)[:-8]:
-            old.unlink(missing_ok=True)
+    version = importlib.metadata.version("matplotlib")
+    name = "figures/" + cache.key(cache.package_hash(), version, fonts)
+    drawn = cache.cached(
+        name, lambda: {k: v for n, fn in drawings().items() for k, v in _draw(n, fn).items()}
+    )
     clash = set(out) & set(drawn)
     if clash:
         raise ValueError(f"figure names used by both a drawing and a diagram: {sorted(clash)}")
     out.update(drawn)
-    _rendered.clear()
-    _rendered.update(out)
     return out
+
+
+FILES: dict[str, str] = {}  # site files written by the fence that runs now: {uri: text}
+
+
+def write(uri: str, text: str) -> str:
+    """Write a site file (``explorers/reverse.json``); return its URI, from the site's root."""
+    FILES[uri] = text
+    return uri
+
+
+def save(name: str, draw: Callable) -> None:
+    """Draw ``draw(theme)`` as the figure ``figures/NAME.svg`` with its dark (and Chinese)
+    variants, like a drawing of ``plots/``."""
+    for lang, variants in render(draw).items():
+        for scheme, svg in variants.items():
+            write(f"figures/{name}{lang}{scheme}.svg", svg)

@@ -14,6 +14,7 @@ current colour scheme. Nothing drawn is committed, so nothing drawn can go stale
 from __future__ import annotations
 
 import datetime as dt
+import os
 import platform
 import re
 import subprocess
@@ -22,7 +23,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from docs_build import cache, figures, published
+from docs_build import cache, figures
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,11 +35,14 @@ FIGURE_LINE = re.compile(
 
 
 class State:
-    package_changed = False  # since the previous build of this process (`mkdocs serve`)
+    package = ""  # cache.package_hash() of the previous build of this process (`mkdocs serve`)
+    package_changed = False  # since then
 
 
 def on_config(config):
-    State.package_changed = cache.package_changed()  # first: forgets an edited package
+    package = cache.package_hash()
+    State.package_changed = State.package not in ("", package)
+    State.package = package
     import torch
 
     import encoder
@@ -50,8 +54,15 @@ def on_config(config):
     # the package too, so a change to encoder/ re-executes them (and serve stays fast).
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
-        folder = cache.cache_dir("mkdocs-jupyter") / cache.package_hash()
+        folder = cache.folder() / "mkdocs-jupyter" / package
         jupyter.config["cache_dir"] = str(folder)
+    # mkdocs-jupyter's kernels would each log ipykernel's notice that they talk over local TCP
+    # unencrypted, which a reader of the build's log can do nothing about: their IPython profile
+    # (a folder of the cache) logs errors only.
+    profile = cache.folder() / "ipython" / "profile_default"
+    profile.mkdir(parents=True, exist_ok=True)
+    (profile / "ipython_kernel_config.py").write_text("c.IPKernelApp.log_level = 'ERROR'\n")
+    os.environ.setdefault("IPYTHONDIR", str(profile.parent))
     config.extra["build_stamp"] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "encoder": encoder.__version__,
@@ -89,9 +100,7 @@ def _expire_pages(files: Files) -> None:
 
 
 def _figure_html(match: re.Match) -> str:
-    indent, alt, path, name, caption = match.group("indent", "alt", "path", "name", "caption")
-    if name not in figures.names():
-        raise ValueError(f"figure {name!r} is neither in docs_build/plots/ nor in diagrams/")
+    indent, alt, path, caption = match.group("indent", "alt", "path", "caption")
     lines = [
         '<figure markdown="span" class="figure">',
         f"![{alt}]({path}.svg#only-light){{ loading=lazy }}",
@@ -162,8 +171,6 @@ def _size_images(output: str, page, config) -> str:
         if " width=" in m["attrs"]:
             return m[0]
         path = (here / m["src"]).resolve()
-        if not path.exists():  # published figures land in the site after the last page
-            path = published.STORE / path.name
         size = _svg_size(path) if path.exists() else None
         if size is None:
             return m[0]

@@ -26,7 +26,8 @@ import subprocess
 import threading
 from pathlib import Path
 
-from docs_build.cache import ROOT, cache_dir, package_hash, write_atomic
+from docs_build import cache
+from docs_build.cache import ROOT
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 LOCK = ROOT / "package-lock.json"
@@ -107,15 +108,8 @@ _NODE = _Node()
 
 
 def _key(*parts: str) -> str:
-    return package_hash(SCRIPT, LOCK, *parts)
-
-
-def _cached(path: Path, compute) -> dict:
-    if path.exists():
-        return json.loads(path.read_text(encoding="utf-8"))
-    value = compute()
-    write_atomic(path, json.dumps(value))
-    return value
+    files = (path.read_text(encoding="utf-8") for path in (SCRIPT, LOCK))
+    return "mathjax/" + cache.key(*files, *parts)
 
 
 def typeset(math: Math) -> Typeset:
@@ -127,7 +121,7 @@ def typeset(math: Math) -> Typeset:
         reply = _NODE.request(math)
         return {"html": reply["html"], "defs": reply["defs"], "errors": reply["errors"]}
 
-    value = _cached(cache_dir("mathjax") / f"{_key(json.dumps(math))}.json", compute)
+    value = cache.cached(_key(json.dumps(math)), compute)
     return Typeset(value["html"], value["defs"], value["errors"])
 
 
@@ -139,7 +133,7 @@ def stylesheet() -> str:
             _NODE.request([])
         return {"css": _NODE.css}
 
-    css = _cached(cache_dir("mathjax") / f"css-{_key()}.json", compute)["css"]
+    css = cache.cached(_key("css"), compute)["css"]
     css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
     return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
 

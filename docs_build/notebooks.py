@@ -1,46 +1,47 @@
 """MkDocs hook: "run this page", every page that runs code can be downloaded as a notebook.
 
-For each Markdown page with markdown-exec fences (```` ```python exec="on" ````), the build
-writes ``<page>/<page>.ipynb`` beside the page (``attention/attention.ipynb``,
-``zh/attention/attention.ipynb``): the page's executed fences, in order, as code cells, with
-its headings and prose between them as markdown cells, after a cell that installs the
-``encoder`` package when it is missing. The fences are read after pymdownx.snippets has
-expanded the page (with the site's own snippet settings), so a Chinese page's notebook holds
-the English page's code under Chinese prose, exactly the code the build ran for the page.
-Nothing is committed: the notebooks are generated files of the build.
-
-The page shows a download button beside its title (``overrides/partials/actions.html``), and
-so do notebook pages (mkdocs-jupyter's ``include_source`` copies the notebook beside them).
-"Open in Colab" (Colab opens notebooks that are in a GitHub repository) is offered for those
-notebooks that are in the repository, when ``repo_url`` names a GitHub repository.
+For each Markdown page with markdown-exec fences, the build writes ``<page>/<page>.ipynb`` beside
+the page: a cell that installs the package when it is missing, then the page in order, its
+executed fences as code cells and its prose as markdown cells. The page is read after
+pymdownx.snippets expanded it, so a Chinese page's notebook holds the English page's code under
+Chinese prose. Site-only markup goes (HTML comments and elements, ``{: #id }`` attributes,
+admonition markers, which become bold titles); a figure is embedded as an attachment (its light
+variant, as built); an explorer becomes a link to it on the page. The page shows a download button
+beside its title (``overrides/partials/actions.html``, from ``page.meta["notebook"]``) and, when
+``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
+and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
 """
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
-from mkdocs.plugins import event_priority
-from mkdocs.structure.files import File, Files
+import markdown
 
-from docs_build.fences import RUNS
-
-FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n", re.DOTALL)
-FENCE_OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^`\n]*?)\s*$")
-LANGUAGE = re.compile(r"^\{?\s*\.?(?P<lang>[\w+-]+)")
-CONTAINER = re.compile(
-    r'^(?:!!!|\?\?\?\+?|===)\s*(?:(?P<kind>[\w-]+)\s*)?(?:"(?P<title>[^"]*)")?\s*$'
+RUNS = re.compile(r'\bexec="on"')
+FENCE = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<mark>`{3,})(?P<info>[^`\n]*)\n(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
 )
-COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
-HEADING_ATTRS = re.compile(r"^(#{1,6} .*?)\s*\{[^}]*\}\s*$")
-IMAGE = re.compile(r'!\[(?P<alt>[^\]]*)\]\((?P<path>[^)\s]+)(?:\s+"(?P<title>[^"]*)")?\)')
+BLOCK = re.compile(
+    r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?(?:"(?P<title>[^"]*)")?\s*$',
+    re.MULTILINE,
+)
+FIGURE = re.compile(
+    r'!\[(?P<alt>[^\]]*)\]\((?:\.\./)*figures/(?P<name>[\w-]+)\.svg(?:\s+"(?P<caption>[^"]*)")?\)'
+)
+EXPLORER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[\w-]+)"[^>]*></div>')
+RESIDUE = re.compile(
+    r"<!--.*?-->|</?div[^>]*>|\{:?\s*[#.][^}]*\}|^---\n.*?\n---\n", re.DOTALL | re.MULTILINE
+)
 LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.md)(?P<anchor>#[^)\s]*)?\)")
 AUTOREF = re.compile(r"\[(?P<text>[^\]]+)\]\[(?P<id>encoder(?:\.\w+)*)\]")
-
 SETUP = """\
 # The code below needs the `encoder` package (and PyTorch). Install it when it is missing.
 import importlib.util
@@ -51,223 +52,169 @@ if importlib.util.find_spec("encoder") is None:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", {source!r}], check=True)
 """
 INTRO = {
-    "en": (
-        "The code of [{title}]({url}), in the order of the page: run the cells from top to "
-        "bottom. It is the code the site ran to build the page."
-    ),
-    "zh": "本笔记本收录[{title}]({url})页面上的全部代码，顺序与页面一致：请从上到下依次运行。"
-    "这正是构建网站时运行的代码。",
+    "en": "The code of [{title}]({url}), in the order of the page, as the site ran it to build the "
+    "page: run the cells from top to bottom. The page has the explorers.",
+    "zh": "本笔记本收录[{title}]({url})页面上的全部代码，顺序与页面一致，正是构建网站时运行的代码："
+    "请从上到下依次运行。交互式探索器在页面上。",
+}
+EXPLORER_TEXT = {
+    "en": "Interactive explorer: [open it on the page]({url}).",
+    "zh": "交互式探索器：[在页面上打开]({url})。",
 }
 
 
-# --- reading a page --------------------------------------------------------------------------
-def _cell(kind: str, source: str, n: int) -> dict:
-    cell = {"cell_type": kind, "id": f"cell-{n}", "metadata": {}, "source": source}
-    if kind == "code":
-        cell |= {"execution_count": None, "outputs": []}
-    return cell
+def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
+    """The notebook cells of a page's Markdown (snippets expanded)."""
+    out, at = [], 0
 
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
-def page_cells(markdown: str, *, link) -> list[tuple[str, str]]:
-    """("code" | "markdown", source) for a page's Markdown, snippets already expanded.
-
-    ``link(target_md, anchor)`` turns a link to another page into a URL.
-    """
-    lines = FRONT_MATTER.sub("", COMMENT.sub("", markdown)).splitlines()
-    cells: list[tuple[str, str]] = []
-    prose: list[str] = []
-    containers: list[int] = []  # indents of the bodies of the admonitions and tabs we are in
-
-    def flush() -> None:
-        text = "\n".join(prose).strip("\n")
-        text = re.sub(r"\n{3,}", "\n\n", text)
-        if text.strip():
-            cells.append(("markdown", text))
-        prose.clear()
-
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.strip():
-            while containers and _indent(line) < containers[-1]:
-                containers.pop()
-        base = containers[-1] if containers else 0
-        fence = FENCE_OPEN.match(line)
-        if fence:
-            indent, mark, info = fence["indent"], fence["fence"], fence["info"]
-            close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
-            j = i + 1
-            while j < len(lines) and not close.match(lines[j]):
-                j += 1
-            body = "\n".join(
-                ln[len(indent) :] if ln.startswith(indent) else ln.lstrip()
-                for ln in lines[i + 1 : j]
-            )
-            lang = LANGUAGE.match(info)
-            lang = lang["lang"] if lang else ""
-            if lang in {"python", "py", "python3"} and RUNS.search(info):
-                flush()
-                cells.append(("code", body.strip("\n")))
-            else:
-                prose += ["", f"{mark}{lang}", body, mark, ""]
-            i = j + 1
-            continue
-        stripped = line[base:] if _indent(line) >= base else line.lstrip()
-        container = CONTAINER.match(stripped.strip())
-        if container and stripped.strip()[:3] in {"!!!", "???", "==="}:
-            title = container["title"] or (container["kind"] or "").capitalize()
-            prose += ["", f"**{title}**" if title else "", ""]
-            containers.append(_indent(line) + 4)
-            i += 1
-            continue
-        heading = HEADING_ATTRS.match(stripped)
-        if heading:
-            stripped = heading[1]
-        stripped = IMAGE.sub(lambda m: _image(m, link), stripped)
-        stripped = AUTOREF.sub(
-            lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", stripped
+    def prose(part: str) -> None:
+        part = RESIDUE.sub(
+            "", EXPLORER.sub(lambda m: EXPLORER_TEXT[lang].format(url=link("", "")), part)
         )
-        stripped = LINK.sub(lambda m: f"]({link(m['target'], m['anchor'] or '')})", stripped)
-        prose.append(stripped)
-        i += 1
-    flush()
-    return cells
+        part = BLOCK.sub(lambda m: f"{m['indent']}**{m['title']}**" if m["title"] else "", part)
+        part = AUTOREF.sub(lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", part)
+        part = LINK.sub(lambda m: f"]({link(m['target'], m['anchor'] or '')})", part)
+        attachments = {}
+
+        def embed(m: re.Match) -> str:
+            svg = figures.get(m["name"])
+            if svg is None:
+                return f"*{m['alt']}*"
+            attachments[f"{m['name']}.svg"] = {"image/svg+xml": base64.b64encode(svg).decode()}
+            return f"![{m['alt']}](attachment:{m['name']}.svg)\n\n*{m['caption'] or ''}*"
+
+        part = re.sub(
+            r"\n{3,}",
+            "\n\n",
+            "\n".join(line.strip() for line in FIGURE.sub(embed, part).splitlines()),
+        )
+        if part.strip():
+            out.append(
+                {
+                    "cell_type": "markdown",
+                    "metadata": {},
+                    "source": part.strip(),
+                    **({"attachments": attachments} if attachments else {}),
+                }
+            )
+
+    for fence in FENCE.finditer(text):
+        prose(text[at : fence.start()])
+        at = fence.end()
+        body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
+        if RUNS.search(fence["info"]):
+            out.append(
+                {
+                    "cell_type": "code",
+                    "execution_count": None,
+                    "metadata": {},
+                    "outputs": [],
+                    "source": body.strip("\n"),
+                }
+            )
+        else:
+            lang_name = (fence["info"].split() or [""])[0]
+            prose(f"{fence['mark']}{lang_name}\n{body}\n{fence['mark']}")
+    prose(text[at:])
+    for n, cell in enumerate(out):
+        cell["id"] = f"cell-{n}"
+    return out
 
 
-def _image(match: re.Match, link) -> str:
-    path = match["path"]
-    if urlsplit(path).scheme:
-        return match[0]
-    return f"![{match['alt']}]({link(path, '')})"
+def notebook(page, config, site_dir: Path) -> dict:
+    src = page.file.src_uri
+    lang = "zh" if src.startswith("zh/") else "en"
+    site = config.site_url or "/"
+    here = posixpath.dirname(src)
 
+    def link(target: str, anchor: str) -> str:
+        path = posixpath.normpath(posixpath.join(here, target)) if target else src
+        url = re.sub(r"(index)?\.md$", "", path).rstrip("/") + "/" if path.endswith(".md") else path
+        return urljoin(site, url.removeprefix("./")) + anchor
 
-# --- the notebook ----------------------------------------------------------------------------
-def notebook(cells: list[tuple[str, str]], *, title: str, url: str, lang: str, source: str) -> dict:
-    """An nbformat 4.5 notebook: an introduction, the set-up cell, then the page's cells."""
-    head = [
-        ("markdown", f"# {title}\n\n" + INTRO.get(lang, INTRO["en"]).format(title=title, url=url)),
-        ("code", SETUP.format(source=source)),
-    ]
-    return {
-        "cells": [_cell(kind, src, n) for n, (kind, src) in enumerate([*head, *cells])],
-        "metadata": {
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        },
-        "nbformat": 4,
-        "nbformat_minor": 5,
+    figures = {
+        p.stem: p.read_bytes()
+        for p in (site_dir / "figures").glob("*.svg")
+        if not p.stem.endswith("-dark")
     }
+    if lang == "zh":
+        figures |= {k.removesuffix("-zh"): v for k, v in figures.items() if k.endswith("-zh")}
+    source = f"git+{config.repo_url.rstrip('/')}.git" if config.repo_url else "encoder"
+    head = [
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": f"# {page.title}\n\n"
+            + INTRO[lang].format(title=page.title, url=link("", "")),
+        },
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": SETUP.format(source=source),
+        },
+    ]
+    body = cells(
+        _expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config),
+        link,
+        figures,
+        lang,
+    )
+    if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
+        body[0]["source"] = body[0]["source"].partition("\n")[2].strip() or "&nbsp;"
+    all_cells = head + body
+    for n, cell in enumerate(all_cells):
+        cell["id"] = f"cell-{n}"
+    kernel = {"display_name": "Python 3", "language": "python", "name": "python3"}
+    meta = {"kernelspec": kernel, "language_info": {"name": "python"}}
+    return {"cells": all_cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
 
 
-def expand_snippets(markdown: str, config) -> str:
-    """The page as pymdownx.snippets hands it to the rest of Markdown, with the site's settings."""
-    import markdown as md
-
+def _expanded(text: str, config) -> str:
     settings = config.mdx_configs.get("pymdownx.snippets", {})
-    parser = md.Markdown(
+    md = markdown.Markdown(
         extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": settings}
     )
-    return "\n".join(parser.preprocessors["snippet"].run(markdown.splitlines()))
-
-
-def notebook_uri(src_uri: str) -> str:
-    """Where a page's notebook goes: beside the page's index.html (use_directory_urls)."""
-    stem = posixpath.splitext(src_uri)[0]
-    if posixpath.basename(stem) == "index":
-        return f"{stem}.ipynb"
-    return f"{stem}/{posixpath.basename(stem)}.ipynb"
-
-
-def package_source(repo_url: str | None) -> str:
-    """What pip installs the package from: the repository, or PyPI's name when none is set."""
-    if repo_url and urlsplit(repo_url).netloc:
-        return f"git+{repo_url.rstrip('/')}.git"
-    return "encoder"
+    return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
 
 
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$")
+_PAGES: list = []  # the pages of this build that get a notebook
 
 
-def colab_url(repo_url: str | None, edit_uri: str | None, repo_path: str) -> str | None:
-    """Colab's address of a notebook of the repository (Colab reads it from GitHub)."""
-    github = GITHUB.match(repo_url or "")
-    branch = re.match(r"(?:edit|blob)/(?P<branch>[^/]+)/", edit_uri or "")
-    if not github or not branch:
-        return None
-    return (
-        f"https://colab.research.google.com/github/{github['repo']}/blob/{branch['branch']}/"
-        f"{repo_path}"
-    )
+def on_pre_build(config) -> None:
+    _PAGES.clear()
 
 
-_NOTEBOOKS: dict[str, str] = {}  # page src_uri -> its notebook's URI, for on_page_markdown
+def on_page_markdown(text: str, page, config, files) -> str:
+    stem = posixpath.basename(posixpath.splitext(page.file.src_uri)[0])
+    name = f"{stem if stem != 'index' else 'home'}.ipynb"
+    if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter copies it beside the page
+        page.meta["notebook"] = name
+    elif RUNS.search(_expanded(text, config)):
+        page.meta["notebook"] = name
+        _PAGES.append(page)
+    if "notebook" in page.meta:
+        github = GITHUB.match(config.repo_url or "")
+        if github:
+            path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
+            page.meta["colab"] = (
+                f"https://colab.research.google.com/github/{github['repo']}/blob/notebooks/{path}"
+            )
+        _PAGES.append(page)
+    return text
 
 
-@event_priority(-110)  # after mkdocs-static-i18n (-100): it takes no generated file
-def on_files(files: Files, config) -> Files:
-    _NOTEBOOKS.clear()
-    for file in list(files.documentation_pages()):
-        if not file.src_uri.endswith(".md") or file.abs_src_path is None:
-            continue
-        text = Path(file.abs_src_path).read_text(encoding="utf-8")
-        if not RUNS.search(text) and "--8<--" not in text:
-            continue
-        cells = page_cells(expand_snippets(text, config), link=_linker(file, files, config))
-        if not any(kind == "code" for kind, _ in cells):
-            continue
-        title = file.src_uri
-        if cells[0][0] == "markdown" and cells[0][1].startswith("# "):
-            first, _, rest = cells[0][1].partition("\n")
-            title = first[2:].strip()
-            if rest.strip():
-                cells[0] = ("markdown", rest.strip())
-            else:
-                cells.pop(0)
-        uri = notebook_uri(file.src_uri)
-        nb = notebook(
-            cells,
-            title=title,
-            url=_linker(file, files, config)(posixpath.basename(file.src_uri), ""),
-            lang="zh" if file.src_uri.startswith("zh/") else "en",
-            source=package_source(config.repo_url),
+def on_post_build(config) -> None:
+    """The notebooks, once every figure (those the fences drew too) is in the site."""
+    site_dir = Path(config.site_dir)
+    for page in _PAGES:
+        path = site_dir / posixpath.dirname(page.file.dest_uri) / page.meta["notebook"]
+        path.write_text(
+            json.dumps(notebook(page, config, site_dir), ensure_ascii=False, indent=1) + "\n",
+            encoding="utf-8",
         )
-        text = json.dumps(nb, ensure_ascii=False, indent=1) + "\n"
-        files.append(File.generated(config, uri, content=text))
-        _NOTEBOOKS[file.src_uri] = uri
-    return files
-
-
-def _linker(file: File, files: Files, config):
-    """Links of a page, made absolute (the notebook is read away from the site)."""
-    site = config.site_url or "/"
-    here = posixpath.dirname(file.src_uri)
-
-    def link(target: str, anchor: str) -> str:
-        path = posixpath.normpath(posixpath.join(here, target))
-        found = files.get_file_from_path(path)
-        return urljoin(site, found.url if found is not None else path) + anchor
-
-    return link
-
-
-def on_page_markdown(markdown: str, page, config, files) -> str:
-    """What the page's download and Colab buttons link to (``partials/actions.html``)."""
-    uri = _NOTEBOOKS.get(page.file.src_uri)
-    if uri is not None:
-        page.run_notebook = posixpath.basename(uri)  # beside the page
-    elif page.file.src_uri.endswith(".ipynb"):
-        page.run_notebook = posixpath.basename(page.file.abs_src_path or page.file.src_uri)
-        repo_path = "docs/" + (page.file.edit_uri or page.file.src_uri)
-        if (
-            repo_path.endswith(".ipynb")
-            and (Path(config.config_file_path).parent / repo_path).exists()
-        ):
-            page.colab = colab_url(config.repo_url, config.edit_uri, repo_path)
-    return markdown
 
 
 # --- notebook pages (mkdocs-jupyter) ---------------------------------------------------------
@@ -340,7 +287,7 @@ def _prune(rules: tuple, classes: frozenset[str]) -> list[str]:
     return out
 
 
-@functools.lru_cache(maxsize=4)
+@functools.cache
 def _parse(css: str) -> tuple:
     """("rule", selectors, declarations) | ("block", "@media ...", rules) | ("raw", text, None)."""
     import tinycss2

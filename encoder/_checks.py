@@ -2,14 +2,51 @@
 
 Each raises TypeError for a value of the wrong kind and ValueError for a value out of
 range, with the argument's name and the value in the message, before any computation.
+
+``checked_by`` runs a public entry point's checks once per outermost call: the package's
+modules and functions called inside it skip theirs, since the outer call has checked
+what it hands them.
 """
 
 from __future__ import annotations
 
+import contextvars
+import functools
 import math
 import numbers
+from collections.abc import Callable
+from typing import TypeVar
 
 import torch
+
+F = TypeVar("F", bound=Callable[..., object])
+
+# True while a checked call of the package runs (per thread and per async task).
+_inside = contextvars.ContextVar("encoder_checked_call", default=False)
+
+
+def checked_by(check: Callable[..., None]) -> Callable[[F], F]:
+    """Decorate a public function or ``forward``: ``check`` receives the same arguments
+    and raises on a bad one. It runs unless a checked call of the package is already
+    running (the outer call checked what it passes in) or torch.compile/torch.export
+    is tracing (checks are Python; the traced graph holds only the computation).
+    """
+
+    def decorate(fn: F) -> F:
+        @functools.wraps(fn)
+        def wrapper(*args: object, **kwargs: object) -> object:
+            if torch.compiler.is_compiling() or _inside.get():
+                return fn(*args, **kwargs)
+            check(*args, **kwargs)
+            token = _inside.set(True)
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                _inside.reset(token)
+
+        return wrapper  # type: ignore[return-value]
+
+    return decorate
 
 
 def integer(name: str, value: object) -> None:
@@ -26,6 +63,21 @@ def positive_ints(**values: object) -> None:
             raise ValueError(f"{name} must be >= 1, got {value}")
 
 
+def non_negative_ints(**values: object) -> None:
+    """Each value is an int >= 0 (a length that may be 0, a period where 0 = never)."""
+    for name, value in values.items():
+        integer(name, value)
+        if value < 0:
+            raise ValueError(f"{name} must be >= 0, got {value}")
+
+
+def seed(name: str, value: object) -> None:
+    """An int that ``torch.manual_seed`` and ``torch.Generator.manual_seed`` take."""
+    integer(name, value)
+    if not 0 <= value < 2**64:
+        raise ValueError(f"{name} must be in [0, 2**64), got {value}")
+
+
 def probability(name: str, value: object) -> None:
     """A real number in [0, 1] (a dropout probability)."""
     if not isinstance(value, numbers.Real) or isinstance(value, bool):
@@ -40,6 +92,14 @@ def positive_float(name: str, value: object) -> None:
         raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
     if not 0.0 < value < math.inf:
         raise ValueError(f"{name} must be positive and finite, got {value}")
+
+
+def non_negative_float(name: str, value: object) -> None:
+    """A finite real number >= 0 (a weight decay)."""
+    if not isinstance(value, numbers.Real) or isinstance(value, bool):
+        raise TypeError(f"{name} must be a float, got {type(value).__name__} {value!r}")
+    if not 0.0 <= value < math.inf:
+        raise ValueError(f"{name} must be >= 0 and finite, got {value}")
 
 
 def bools(**values: object) -> None:

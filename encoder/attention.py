@@ -12,7 +12,35 @@ from encoder import _checks
 from encoder.masks import check_mask
 
 
+def _check_sdpa_inputs(
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    dropout_p: float = 0.0,
+) -> None:
+    for name, t in (("q", q), ("k", k), ("v", v)):
+        _checks.tensor(name, t, ("...", "T", "d"))
+    _checks.probability("dropout_p", dropout_p)
+    if q.size(-1) != k.size(-1) or k.size(-2) != v.size(-2):
+        raise ValueError(
+            "q and k must share d_k, k and v their length Tk; got q "
+            f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+        )
+    try:
+        lead = torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except RuntimeError:
+        raise ValueError(
+            "the leading dimensions of q, k and v do not broadcast: "
+            f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
+        ) from None
+    if mask is not None:  # any number of leading dimensions, as the scores have
+        scores = (*lead, q.size(-2), k.size(-2))
+        check_mask(mask, scores, "(..., Tq, Tk)")
+
+
 # --8<-- [start:sdpa]
+@_checks.checked_by(_check_sdpa_inputs)
 def scaled_dot_product_attention(
     q: torch.Tensor,
     k: torch.Tensor,
@@ -32,12 +60,10 @@ def scaled_dot_product_attention(
         q: (..., Tq, d_k), k: (..., Tk, d_k), v: (..., Tk, d_v)
         -> out (..., Tq, d_v), weights (..., Tq, Tk)
     """
-    _check_sdpa_inputs(q, k, v, dropout_p)
     # Scale q before the product, as PyTorch's kernels do: q k^T itself can overflow
     # fp16 (max 65504) where the scaled scores are small.
     scores = (q / math.sqrt(q.size(-1))) @ k.transpose(-2, -1)  # (..., Tq, Tk)
     if mask is not None:
-        check_mask(mask, tuple(scores.shape[-4:]))
         # The most negative finite value of the dtype: -1e9 would overflow in fp16.
         scores = scores.masked_fill(~mask, torch.finfo(scores.dtype).min)
     weights = scores.softmax(dim=-1)
@@ -52,24 +78,26 @@ def scaled_dot_product_attention(
 # --8<-- [end:sdpa]
 
 
-def _check_sdpa_inputs(
-    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, dropout_p: float
+def _check_mha_inputs(
+    self: MultiHeadAttention,
+    q: torch.Tensor,
+    k: torch.Tensor,
+    v: torch.Tensor,
+    mask: torch.Tensor | None = None,
+    need_weights: bool = False,
 ) -> None:
     for name, t in (("q", q), ("k", k), ("v", v)):
-        _checks.tensor(name, t, ("...", "T", "d"))
-    _checks.probability("dropout_p", dropout_p)
-    if q.size(-1) != k.size(-1) or k.size(-2) != v.size(-2):
+        _checks.tensor(name, t, ("B", "T", self.d_model))
+    _checks.bools(need_weights=need_weights)
+    if k.shape[:2] != v.shape[:2]:
         raise ValueError(
-            "q and k must share d_k, k and v their length Tk; got q "
-            f"{tuple(q.shape)}, k {tuple(k.shape)}, v {tuple(v.shape)}"
+            "k and v must share batch and length, "
+            f"got {tuple(k.shape)} and {tuple(v.shape)}"
         )
-    try:
-        torch.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except RuntimeError:
-        raise ValueError(
-            "the leading dimensions of q, k and v do not broadcast: "
-            f"{tuple(q.shape)}, {tuple(k.shape)}, {tuple(v.shape)}"
-        ) from None
+    if q.size(0) != k.size(0):
+        raise ValueError(f"q has batch {q.size(0)} but k and v have batch {k.size(0)}")
+    if mask is not None:
+        check_mask(mask, (q.size(0), self.n_head, q.size(1), k.size(1)))
 
 
 # --8<-- [start:mha]
@@ -110,6 +138,7 @@ class MultiHeadAttention(nn.Module):
         nn.init.zeros_(self.in_proj.bias)
         nn.init.zeros_(self.out_proj.bias)
 
+    @_checks.checked_by(_check_mha_inputs)
     def forward(
         self,
         q: torch.Tensor,
@@ -118,11 +147,9 @@ class MultiHeadAttention(nn.Module):
         mask: torch.Tensor | None = None,
         need_weights: bool = False,
     ) -> torch.Tensor | tuple[torch.Tensor, torch.Tensor]:
-        self._check_inputs(q, k, v, need_weights)
         B, Tq, _ = q.shape
         Tk, H, dh = k.size(1), self.n_head, self.d_head
         if mask is not None:
-            check_mask(mask, (B, H, Tq, Tk))
             # F.scaled_dot_product_attention rejects 0-D and 1-D masks:
             # give every mask 4 dims.
             shape = (1,) * (4 - mask.dim()) + tuple(mask.shape)
@@ -162,22 +189,6 @@ class MultiHeadAttention(nn.Module):
         return (out, weights) if need_weights else out
 
     # --8<-- [end:mha]
-
-    def _check_inputs(
-        self, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, need_weights: bool
-    ) -> None:
-        for name, t in (("q", q), ("k", k), ("v", v)):
-            _checks.tensor(name, t, ("B", "T", self.d_model))
-        _checks.bools(need_weights=need_weights)
-        if k.shape[:2] != v.shape[:2]:
-            raise ValueError(
-                "k and v must share batch and length, "
-                f"got {tuple(k.shape)} and {tuple(v.shape)}"
-            )
-        if q.size(0) != k.size(0):
-            raise ValueError(
-                f"q has batch {q.size(0)} but k and v have batch {k.size(0)}"
-            )
 
     @classmethod
     def from_torch(cls, mha: nn.MultiheadAttention) -> MultiHeadAttention:

@@ -9,7 +9,19 @@ from encoder import _checks
 from encoder.encoder_layer import EncoderLayer
 from encoder.layer_norm import LayerNorm
 from encoder.masks import check_mask, padding_mask
-from encoder.transformer_embedding import TransformerEmbedding
+from encoder.transformer_embedding import (
+    TransformerEmbedding,
+    check_embedding_input,
+)
+
+
+def _check_inputs(
+    self: Encoder, ids: torch.Tensor, mask: torch.Tensor | None = None
+) -> None:
+    check_embedding_input(self.embedding, ids)
+    if mask is not None:
+        B, T = ids.shape
+        check_mask(mask, (B, self.n_head, T, T))
 
 
 # --8<-- [start:encoder]
@@ -67,13 +79,11 @@ class Encoder(nn.Module):
         )
         self.norm = LayerNorm(d_model) if norm_first else nn.Identity()
 
+    @_checks.checked_by(_check_inputs)
     def forward(
         self, ids: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
-        x = self.embedding(ids)  # (B, T, d_model); checks the ids
-        B, T = ids.shape
-        if mask is not None:
-            check_mask(mask, (B, self.n_head, T, T))
+        x = self.embedding(ids)  # (B, T, d_model)
         if self.padding_idx is not None:  # padding keys stay masked, whatever mask says
             pad = padding_mask(ids, self.padding_idx)  # (B, 1, 1, T)
             mask = pad if mask is None else mask & pad  # (B, H|1, T|1, T)

@@ -12,6 +12,16 @@ from encoder import _checks
 from encoder.attention import MultiHeadAttention
 from encoder.feed_forward import PositionwiseFeedForward
 from encoder.layer_norm import LayerNorm
+from encoder.masks import check_mask
+
+
+def _check_layer_inputs(
+    self: EncoderLayer, x: torch.Tensor, mask: torch.Tensor | None = None
+) -> None:
+    _checks.tensor("x", x, ("B", "T", self.self_attn.d_model))
+    if mask is not None:
+        B, T, _ = x.shape
+        check_mask(mask, (B, self.self_attn.n_head, T, T))
 
 
 # --8<-- [start:layer]
@@ -55,10 +65,10 @@ class EncoderLayer(nn.Module):
         self.dropout2 = nn.Dropout(dropout)
         self.norm_first = norm_first
 
+    @_checks.checked_by(_check_layer_inputs)
     def forward(
         self, x: torch.Tensor, mask: torch.Tensor | None = None
     ) -> torch.Tensor:
-        _checks.tensor("x", x, ("B", "T", self.self_attn.d_model))
         if self.norm_first:
             x = x + self._sa_block(self.norm1(x), mask)
             x = x + self._ff_block(self.norm2(x))
@@ -80,7 +90,10 @@ class EncoderLayer(nn.Module):
         """An EncoderLayer with the weights of ``layer`` (ReLU activation only), in
         ``layer``'s training or evaluation mode."""
         _checks.instance("layer", layer, nn.TransformerEncoderLayer)
-        if layer.activation is not F.relu and not isinstance(layer.activation, nn.ReLU):
+        relu = layer.activation in (F.relu, torch.relu) or isinstance(
+            layer.activation, nn.ReLU
+        )
+        if not relu:
             raise ValueError(
                 f"from_torch supports activation=relu only, got {layer.activation!r}"
             )

@@ -9,6 +9,10 @@ from torch import nn
 from encoder import _checks
 
 
+def _check_input(self: PositionwiseFeedForward, x: torch.Tensor) -> None:
+    _checks.tensor("x", x, ("...", self.linear1.in_features))
+
+
 # --8<-- [start:ffn]
 class PositionwiseFeedForward(nn.Module):
     """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position independently.
@@ -31,8 +35,8 @@ class PositionwiseFeedForward(nn.Module):
         self.linear2 = nn.Linear(d_ff, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)
 
+    @_checks.checked_by(_check_input)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _checks.tensor("x", x, ("...", self.linear1.in_features))
         h = self.linear1(x)  # (..., d_ff)
         # In place when autograd records nothing (inference): saves a
         # (..., d_ff) tensor. When it records, in place on linear's output would cost

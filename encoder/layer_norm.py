@@ -9,7 +9,17 @@ from torch import nn
 from encoder import _checks
 
 
+def _check_layer_norm_args(
+    x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float = 1e-5
+) -> None:
+    _checks.tensor("x", x, ("...", "d"))
+    for name, t in (("gamma", gamma), ("beta", beta)):
+        _checks.tensor(name, t, (x.size(-1),))
+    _checks.positive_float("eps", eps)
+
+
 # --8<-- [start:formula]
+@_checks.checked_by(_check_layer_norm_args)
 def layer_norm(
     x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float = 1e-5
 ) -> torch.Tensor:
@@ -22,7 +32,6 @@ def layer_norm(
     Shape:
         x: (..., d); gamma, beta: (d,)  ->  (..., d)
     """
-    _check_layer_norm_args(x, gamma, beta, eps)
     h = x.float() if x.dtype in (torch.float16, torch.bfloat16) else x
     mean = h.mean(dim=-1, keepdim=True)  # (..., 1): one mean per position
     var = h.var(dim=-1, unbiased=False, keepdim=True)  # (..., 1)
@@ -33,13 +42,8 @@ def layer_norm(
 # --8<-- [end:formula]
 
 
-def _check_layer_norm_args(
-    x: torch.Tensor, gamma: torch.Tensor, beta: torch.Tensor, eps: float
-) -> None:
-    _checks.tensor("x", x, ("...", "d"))
-    for name, t in (("gamma", gamma), ("beta", beta)):
-        _checks.tensor(name, t, (x.size(-1),))
-    _checks.positive_float("eps", eps)
+def _check_input(self: LayerNorm, x: torch.Tensor) -> None:
+    _checks.tensor("x", x, ("...", self.d_model))
 
 
 # --8<-- [start:layernorm]
@@ -67,8 +71,8 @@ class LayerNorm(nn.Module):
         self.gamma = nn.Parameter(torch.ones(d_model))  # learned scale
         self.beta = nn.Parameter(torch.zeros(d_model))  # learned shift
 
+    @_checks.checked_by(_check_input)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _checks.tensor("x", x, ("...", self.d_model))
         return F.layer_norm(x, (self.d_model,), self.gamma, self.beta, self.eps)
 
     # --8<-- [end:layernorm]

@@ -37,12 +37,26 @@ def sinusoidal_table(
 # --8<-- [end:table]
 
 
+def _check_input(self: PositionalEncoding, x: torch.Tensor) -> None:
+    _checks.tensor("x", x, ("B", "T", self.d_model))
+
+
+def _rebuild_table(module: PositionalEncoding, incompatible_keys: object) -> None:
+    """After ``load_state_dict``: the table again from the formula, in the dtype and on
+    the device it has now, undoing any rounding (a trip through ``.half()``, say)."""
+    pe = module.pe
+    table = sinusoidal_table(module.max_len, module.d_model, pe.dtype)
+    module.pe = table.to(pe.device)
+
+
 # --8<-- [start:pe]
 class PositionalEncoding(nn.Module):
     """Adds the sinusoidal table to a batch of embeddings, then applies dropout.
 
     The table is a buffer that is not saved: it follows ``.to(device)`` and ``.half()``
     with the parameters, and a checkpoint loads into a model of any ``max_len``.
+    ``load_state_dict`` computes it again from the formula, so loading a checkpoint
+    undoes the rounding of a trip through ``.half()``.
 
     Args:
         d_model: width of the embeddings.
@@ -68,9 +82,10 @@ class PositionalEncoding(nn.Module):
             sinusoidal_table(max_len, d_model, torch.get_default_dtype()),
             persistent=False,
         )
+        self.register_load_state_dict_post_hook(_rebuild_table)
 
+    @_checks.checked_by(_check_input)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        _checks.tensor("x", x, ("B", "T", self.d_model))
         T = x.size(1)
         if T > self.max_len:
             raise ValueError(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import torch
 
@@ -22,7 +23,7 @@ def reverse_targets(ids: torch.Tensor) -> torch.Tensor:
     """
     T = ids.size(1)
     lengths = (ids != PAD).sum(dim=1, keepdim=True)  # (B, 1)
-    position = torch.arange(T)  # (T,)
+    position = torch.arange(T, device=ids.device)  # (T,)
     source = (lengths - 1 - position).clamp(min=0)  # (B, T): read position n - 1 - i
     return ids.gather(1, source).masked_fill(position >= lengths, IGNORE)
 
@@ -50,9 +51,41 @@ def held_out(ids: torch.Tensor) -> torch.Tensor:
     Shape:
         ids: (B, T)  ->  (B,) bool
     """
-    weights = torch.tensor([pow(1_000_003, i, 2**31 - 1) for i in range(ids.size(1))])
+    weights = [pow(1_000_003, i, 2**31 - 1) for i in range(ids.size(1))]
+    weights = torch.tensor(weights, device=ids.device)
     h = (ids.long() * weights).sum(dim=1) % (2**31 - 1)  # (B,): padding adds nothing
     return (h * 2_654_435_761) % 2**32 % 10 == 0
+
+
+@functools.lru_cache(maxsize=64)
+def _held_out_count(vocab_size: int, min_len: int, max_len: int) -> tuple[int, int]:
+    """(number of sequences, number held out) for a space small enough to list
+    (at most 2**16 sequences); (0, 0) for a larger one, where both splits are large."""
+    n_tokens = vocab_size - 1
+    total = sum(n_tokens**n for n in range(min_len, max_len + 1))
+    if total > 2**16:
+        return 0, 0
+    held = 0
+    for n in range(min_len, max_len + 1):
+        index = torch.arange(n_tokens**n, device="cpu")[:, None]  # every sequence of n
+        digits = index // n_tokens ** torch.arange(n, device="cpu") % n_tokens + 1
+        held += int(held_out(digits).sum())
+    return total, held
+
+
+def check_split(task: Task, split: str) -> None:
+    """Raise unless ``split`` of ``task`` has a sequence: a tiny task may have none."""
+    if split not in ("train", "test"):
+        raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+    total, held = _held_out_count(task.vocab_size, task.min_len, task.max_len)
+    size = held if split == "test" else total - held
+    if total and not size:
+        raise ValueError(
+            f"task {task.name!r} with vocab_size={task.vocab_size}, "
+            f"min_len={task.min_len}, max_len={task.max_len} has {total} distinct "
+            f"sequences and no sequence in its {split!r} split; "
+            "raise vocab_size or max_len"
+        )
 
 
 # --8<-- [start:task]
@@ -109,8 +142,7 @@ class Task:
         """(ids, targets), each (batch_size, T) with T the longest length drawn."""
         _checks.positive_ints(batch_size=batch_size)
         _checks.instance("generator", generator, torch.Generator)
-        if split not in ("train", "test"):
-            raise ValueError(f"split must be 'train' or 'test', got {split!r}")
+        check_split(self, split)  # an empty split would be drawn from forever
         rows: list[torch.Tensor] = []
         while sum(len(r) for r in rows) < batch_size:  # draw, keep the split's rows
             ids = self._draw(batch_size, generator)
@@ -121,9 +153,11 @@ class Task:
 
     def _draw(self, n: int, generator: torch.Generator) -> torch.Tensor:
         T, g = self.max_len, generator
-        ids = torch.randint(1, self.vocab_size, (n, T), generator=g)  # (n, T)
-        lengths = torch.randint(self.min_len, T + 1, (n, 1), generator=g)  # (n, 1)
-        return ids.masked_fill(torch.arange(T) >= lengths, PAD)  # pad after the length
+        on = g.device  # the generator's device, whatever the default device is
+        ids = torch.randint(1, self.vocab_size, (n, T), generator=g, device=on)
+        lengths = torch.randint(self.min_len, T + 1, (n, 1), generator=g, device=on)
+        position = torch.arange(T, device=on)
+        return ids.masked_fill(position >= lengths, PAD)  # (n, T): pad after the length
 
 
 # --8<-- [end:task]

@@ -10,6 +10,27 @@ from torch import nn
 from encoder import _checks
 
 
+def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
+    """Each id in [0, vocab_size), checked on the CPU only (see ``forward``)."""
+    if ids.device.type != "cpu" or ids.numel() == 0:
+        return
+    lo, hi = torch.aminmax(ids)
+    try:
+        bad = bool(lo < 0) or bool(hi >= self.num_embeddings)
+    except RuntimeError:  # under vmap: values cannot decide a Python branch
+        return
+    if bad:
+        raise ValueError(
+            f"token ids must be in [0, {self.num_embeddings}), "
+            f"got min {lo.item()} and max {hi.item()}"
+        )
+
+
+def _check_ids(self: TokenEmbedding, ids: torch.Tensor) -> None:
+    _checks.tensor("ids", ids, ids=True)
+    check_range(self, ids)
+
+
 # --8<-- [start:token]
 class TokenEmbedding(nn.Embedding):
     """Looks up one d_model-wide row of a (vocab_size, d_model) matrix per token id.
@@ -49,25 +70,14 @@ class TokenEmbedding(nn.Embedding):
         nn.init.normal_(self.weight, std=self.embedding_dim**-0.5)
         self._fill_padding_idx_with_zero()
 
+    # Checks the ids, and their range on the CPU only: reading their values costs
+    # nothing there in eager mode, while on a GPU it would wait for the device on every
+    # call (a host sync), and torch.compile, torch.export and torch.func.vmap cannot
+    # branch on values. There, the lookup's own bounds check stands in (an IndexError
+    # on the CPU, a device-side assert on CUDA).
+    @_checks.checked_by(_check_ids)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        _checks.tensor("ids", ids, ids=True)
-        # Reading the ids' values costs nothing on the CPU in eager mode. On a GPU it
-        # would wait for the device on every call (a host sync), and torch.compile or
-        # torch.export cannot trace a branch on values: there, the lookup's own bounds
-        # check stands in (an IndexError on the CPU, a device-side assert on CUDA).
-        if ids.device.type == "cpu" and not torch.compiler.is_compiling():
-            self._check_range(ids)
         return super().forward(ids) * self.scale  # (B, T, d_model)
-
-    def _check_range(self, ids: torch.Tensor) -> None:
-        if ids.numel() == 0:
-            return
-        lo, hi = torch.aminmax(ids)
-        if lo < 0 or hi >= self.num_embeddings:
-            raise ValueError(
-                f"token ids must be in [0, {self.num_embeddings}), "
-                f"got min {lo.item()} and max {hi.item()}"
-            )
 
     @classmethod
     def from_pretrained(

@@ -5,6 +5,7 @@ schedule and a plain AdamW loop.
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import math
 import sys
@@ -17,7 +18,7 @@ from torch import nn
 
 from encoder import _checks
 from encoder.encoder import Encoder
-from encoder.tasks import IGNORE, PAD, Task
+from encoder.tasks import IGNORE, PAD, Task, check_split
 
 
 # --8<-- [start:classifier]
@@ -70,7 +71,8 @@ def token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
         logits: (B, T, C), targets: (B, T)  ->  scalar
     """
     _check_scores(logits, targets)
-    return F.cross_entropy(logits.flatten(0, 1), targets.flatten(), ignore_index=IGNORE)
+    targets = targets.flatten().long()  # cross_entropy wants int64 class indices
+    return F.cross_entropy(logits.flatten(0, 1), targets, ignore_index=IGNORE)
 
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
@@ -130,27 +132,17 @@ class History:
     seconds: float = dataclasses.field(default=0.0, init=False)  # time of the loop
 
 
-def _non_negative_ints(**values: object) -> None:
-    for name, value in values.items():
-        _checks.integer(name, value)
-        if value < 0:
-            raise ValueError(f"{name} must be >= 0, got {value}")
-
-
 def _check_arguments(**numbers: object) -> None:
     _checks.positive_ints(steps=numbers["steps"], batch_size=numbers["batch_size"])
     _checks.positive_ints(threads=numbers["threads"])
-    _checks.integer("seed", numbers["seed"])
-    _non_negative_ints(warmup=numbers["warmup"], eval_every=numbers["eval_every"])
+    _checks.seed("seed", numbers["seed"])
+    _checks.non_negative_ints(
+        warmup=numbers["warmup"], eval_every=numbers["eval_every"]
+    )
     if numbers["log_every"] is not None:
-        _non_negative_ints(log_every=numbers["log_every"])
+        _checks.non_negative_ints(log_every=numbers["log_every"])
     _checks.positive_float("lr", numbers["lr"])
-    weight_decay = numbers["weight_decay"]
-    if not isinstance(weight_decay, (int, float)) or isinstance(weight_decay, bool):
-        kind = type(weight_decay).__name__
-        raise TypeError(f"weight_decay must be a float, got {kind} {weight_decay!r}")
-    if not 0 <= weight_decay < math.inf:
-        raise ValueError(f"weight_decay must be >= 0 and finite, got {weight_decay}")
+    _checks.non_negative_float("weight_decay", numbers["weight_decay"])
 
 
 def check_fits(model: TokenClassifier, task: Task) -> None:
@@ -180,6 +172,11 @@ def check_fits(model: TokenClassifier, task: Task) -> None:
             f"tasks pad with id {PAD}, but the encoder's padding_idx is "
             f"{model.encoder.padding_idx}"
         )
+
+
+def device_of(model: nn.Module) -> torch.device:
+    """Where the model's parameters are: where its batches go."""
+    return next(model.parameters()).device
 
 
 def _log(step: int, steps: int, history: History, seconds: float) -> None:
@@ -218,12 +215,13 @@ def train(
 ) -> History:
     """Train ``model`` on ``task`` with AdamW for ``steps`` batches; return the History.
 
-    Deterministic for a given seed and thread count: the batches come from a generator
-    seeded with ``seed``, dropout from torch's global RNG, seeded here too, and the
-    loop runs on ``threads`` threads (one is fastest for models this small). Every
-    ``eval_every`` steps (0: never), the History records the held-out accuracy. Logs
-    to stderr every ``log_every`` steps (by default every tenth of the run, and only
-    when stderr is a terminal).
+    Deterministic for a given seed and thread count: the batches come from a CPU
+    generator seeded with ``seed`` and go to the model's device, dropout comes from
+    torch's global RNG, seeded here too, and the loop runs on ``threads`` threads (one
+    is fastest for models this small). Every ``eval_every`` steps (0: never), the
+    History records the held-out accuracy. Logs to stderr every ``log_every`` steps
+    (by default every tenth of the run, and only when stderr is a terminal). The model
+    is left in training mode.
     """
     check_fits(model, task)
     _check_arguments(
@@ -231,9 +229,12 @@ def train(
         weight_decay=weight_decay, eval_every=eval_every, threads=threads,
         log_every=log_every,
     )  # fmt: skip
+    if eval_every and eval_every <= steps:
+        check_split(task, "test")
     if log_every is None:
         log_every = max(1, steps // 10) if sys.stderr.isatty() else 0
 
+    device = device_of(model)
     torch.manual_seed(seed)  # dropout
     data = torch.Generator().manual_seed(seed)  # batches
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
@@ -243,7 +244,8 @@ def train(
             for group in optimizer.param_groups:
                 group["lr"] = lr * lr_factor(step, warmup)
             ids, targets = task.batch(batch_size, data)  # (B, T), (B, T)
-            model.train()  # evaluate() below switches to eval mode
+            ids, targets = ids.to(device), targets.to(device)
+            model.train()
             logits = model(ids)  # (B, T, n_classes)
             loss = token_loss(logits, targets)
             optimizer.zero_grad(set_to_none=True)
@@ -276,21 +278,23 @@ def evaluate(
     threads: int = 1,
 ) -> float:
     """Token accuracy of ``model`` (in eval mode) on ``n`` held-out sequences of
-    ``task``. With ``padding_mask=False``, tokens attend to the padding too."""
+    ``task``, on the model's device; the model is left in the mode it was in. With
+    ``padding_mask=False``, tokens attend to the padding too."""
     check_fits(model, task)
     _checks.positive_ints(n=n, threads=threads)
-    _checks.integer("seed", seed)
+    _checks.seed("seed", seed)
     _checks.bools(padding_mask=padding_mask)
     ids, targets = task.batch(n, torch.Generator().manual_seed(seed), split="test")
-    model.eval()
-    encoder, pad = model.encoder, model.encoder.padding_idx
-    if not padding_mask:
-        encoder.padding_idx = None  # the Encoder then masks no key
+    ids, targets = ids.to(device_of(model)), targets.to(device_of(model))
+    if not padding_mask:  # a copy that masks no key; the model itself stays as it is
+        model = copy.deepcopy(model)
+        model.encoder.padding_idx = None
+    training = model.training
     try:
         with num_threads(threads):
-            logits = model(ids)
+            logits = model.eval()(ids)
     finally:
-        encoder.padding_idx = pad
+        model.train(training)
     return token_accuracy(logits, targets)
 
 

@@ -7,7 +7,13 @@ from torch import nn
 
 from encoder import _checks
 from encoder.positional import PositionalEncoding
-from encoder.token_embedding import TokenEmbedding
+from encoder.token_embedding import TokenEmbedding, check_range
+
+
+def check_embedding_input(self: TransformerEmbedding, ids: torch.Tensor) -> None:
+    """(B, T) ids that the token table has rows for."""
+    _checks.tensor("ids", ids, ("B", "T"), ids=True)
+    check_range(self.token, ids)
 
 
 # --8<-- [start:embedding]
@@ -41,8 +47,8 @@ class TransformerEmbedding(nn.Module):
             d_model, max_len, dropout
         )  # adds PE, then dropout
 
+    @_checks.checked_by(check_embedding_input)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
-        _checks.tensor("ids", ids, ("B", "T"), ids=True)
         return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
 
 

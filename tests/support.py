@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import torch
 from hypothesis import strategies as st
 from torch import nn
@@ -81,3 +83,31 @@ def randomize_(module: nn.Module) -> nn.Module:
 
 def grads_of(module: nn.Module) -> dict[str, torch.Tensor | None]:
     return {name: p.grad for name, p in module.named_parameters()}
+
+
+def finishes_within(seconds: float, fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``'s result (or its exception), failing the test if it has not
+    returned after ``seconds``: a hang becomes a failure. The call runs in a daemon thread,
+    which a hang leaves running until the test session ends."""
+    outcome: dict = {}
+
+    def call() -> None:
+        try:
+            outcome["result"] = fn(*args, **kwargs)
+        except BaseException as e:  # re-raised in the test's thread
+            outcome["error"] = e
+
+    device = torch.get_default_device()
+    thread = threading.Thread(target=lambda: _on(device, call), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"{getattr(fn, '__name__', fn)} still running after {seconds} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["result"]
+
+
+def _on(device: torch.device, call) -> None:
+    """Run ``call`` with ``device`` as the default device: a thread does not inherit it."""
+    with torch.device(device):
+        call()

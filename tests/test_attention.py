@@ -448,3 +448,16 @@ def test_no_hidden_state():
     x = torch.randn(2, 5, 16)
     mha(x, x, x, need_weights=True)
     assert set(vars(mha)) == before
+
+
+def test_a_mask_with_as_many_dims_as_a_5d_query_is_accepted():
+    """The docstring's (..., Tq, Tk): a 5-D mask with 5-D q (issue 22), the same as its rows."""
+    q, k, v = (torch.randn(2, 3, 2, 4, 5) for _ in range(3))
+    mask = torch.rand(2, 1, 2, 4, 4) > 0.3
+    out, weights = scaled_dot_product_attention(q, k, v, mask)
+    for i in range(2):
+        expected, _ = scaled_dot_product_attention(q[i], k[i], v[i], mask[i])
+        torch.testing.assert_close(out[i], expected)
+    assert weights.shape == (2, 3, 2, 4, 4)
+    with pytest.raises(ValueError, match=r"does not broadcast to \(\.\.\., Tq, Tk\)"):
+        scaled_dot_product_attention(q, k, v, torch.ones(2, 2, 2, 4, 4, dtype=torch.bool))

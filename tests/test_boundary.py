@@ -238,7 +238,7 @@ CASES = [
     ("padding_mask", "ids", lambda: padding_mask(ids().float(), 0), TypeError, r"int64 or int32 token ids, got torch\.float32"),
     ("padding_mask", "ids", lambda: padding_mask(ids(1, 2, 4), 0), ValueError, r"ids must have shape \(B, T\), got \(1, 2, 4\)"),
     ("padding_mask", "pad_id", lambda: padding_mask(ids(), 0.5), TypeError, "pad_id must be an int, got float 0.5"),
-    ("causal_mask", "T", lambda: causal_mask(0), ValueError, "T must be >= 1, got 0"),
+    ("causal_mask", "T", lambda: causal_mask(-1), ValueError, "T must be >= 0, got -1"),
     ("causal_mask", "T", lambda: causal_mask(2.0), TypeError, "T must be an int, got float 2.0"),
     ("causal_mask", "device", lambda: causal_mask(3, device="nonsense"), RuntimeError, "nonsense"),
     # ---- Task, TokenClassifier, the loss, the schedule, train, evaluate (the Train page)

@@ -66,3 +66,13 @@ def test_no_host_sync_on_cuda(model_and_ids, device):
         enc.eval()(ids)
     finally:
         torch.cuda.set_sync_debug_mode("default")
+
+
+@pytest.mark.filterwarnings("ignore:There is a performance drop")  # vmap's fallback for SDPA
+def test_vmap_over_a_batch_of_batches(model_and_ids):
+    """torch.func.vmap cannot branch on values: the id check steps aside, as when compiled."""
+    enc, ids = model_and_ids
+    stacked = torch.stack([ids, ids.flip(0)])  # (2, B, T)
+    out = torch.func.vmap(enc)(stacked)
+    torch.testing.assert_close(out[0], enc(ids))
+    torch.testing.assert_close(out[1], enc(ids.flip(0)))

@@ -135,3 +135,12 @@ def test_from_torch_accepts_relu_module():
     ours = EncoderLayer.from_torch(ref).eval()
     x = torch.randn(2, 5, 16)
     assert_parity(ours(x), ref(x), torch.float32)
+
+
+@pytest.mark.parametrize("activation", ["relu", torch.relu, torch.nn.functional.relu, nn.ReLU()])
+def test_from_torch_accepts_every_spelling_of_relu(activation):
+    torch_layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation=activation)
+    torch_layer = torch_layer.eval()
+    ours = EncoderLayer.from_torch(torch_layer)
+    x = torch.randn(2, 5, 8)
+    torch.testing.assert_close(ours(x), torch_layer(x.transpose(0, 1)).transpose(0, 1))

@@ -59,3 +59,15 @@ def test_check_mask_rejects_non_bool_naming_dtype(dtype):
 def test_check_mask_rejects_non_tensor():
     with pytest.raises(TypeError, match="got list"):
         check_mask([[True]], (1, 1, 1, 1))
+
+
+def test_an_empty_causal_mask_is_a_0_by_0_mask_as_in_torch():
+    from torch import nn
+
+    empty = causal_mask(0)
+    assert empty.shape == (0, 0) and empty.dtype == torch.bool
+    assert nn.Transformer.generate_square_subsequent_mask(0).shape == empty.shape
+    from encoder import Encoder
+
+    enc = Encoder(vocab_size=5, d_model=4, n_head=2, d_ff=8, n_layers=1, max_len=4)
+    assert enc(torch.ones(2, 0, dtype=torch.long), empty).shape == (2, 0, 4)

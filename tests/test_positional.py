@@ -130,3 +130,16 @@ def test_output_dtype_equals_input_dtype_on_float32_module(dtype):
 def test_seq_len_equal_to_max_len_works():
     pe = PositionalEncoding(8, max_len=10)
     assert pe(torch.zeros(1, 10, 8)).shape == (1, 10, 8)
+
+
+def test_loading_a_checkpoint_undoes_a_round_trip_through_half():
+    """The table is not saved: load_state_dict computes it again (issue 22), so a model
+    rounded by .half().float() gets its exact outputs back from its own checkpoint."""
+    pe = PositionalEncoding(d_model=16, max_len=64, dropout=0.0).eval()
+    x = torch.randn(2, 50, 16)
+    before, saved = pe(x), pe.state_dict()
+    pe.half().float()
+    assert not torch.equal(pe(x), before)  # the table was rounded to fp16
+    pe.load_state_dict(saved)
+    assert torch.equal(pe(x), before)
+    assert torch.equal(pe.pe, sinusoidal_table(64, 16))

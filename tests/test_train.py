@@ -125,7 +125,7 @@ def test_training_learns_to_reverse():
     assert sum(history.loss[-10:]) < 0.1 * sum(history.loss[:10])
     assert history.eval_steps == [100, 200, 300] and history.eval_accuracy[-1] == after
     assert len(history.loss) == len(history.accuracy) == len(history.lr) == 300
-    assert model.training is False  # evaluate() left it in eval mode
+    assert model.training  # train leaves training mode; evaluate restores the mode it found
 
 
 def test_training_is_deterministic_for_a_seed_and_thread_count():

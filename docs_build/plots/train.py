@@ -1,8 +1,8 @@
 """Drawings of the Train page, from the page's own runs.
 
 They draw what the page's fences trained, so they are not in ``FIGURES`` (drawn from the
-package alone): the fences call them through ``docs_build.published.run_figure``, e.g.
-``run_figure("train-curves", lambda theme: curves(theme, histories))``.
+package alone): the fences call them through ``docs_build.figures.save``, e.g.
+``save("train-curves", lambda theme: curves(theme, histories))``.
 """
 
 from __future__ import annotations

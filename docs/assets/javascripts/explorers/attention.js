@@ -5,6 +5,9 @@
 // it with the package's output on exported test vectors.
 import { fixed, h, s, sinusoidalTable, softmax, statusLine, strings, uid } from "./common.js";
 
+// Site files the page names (data-model-*) are paths from the site's root, this module being
+// at assets/javascripts/explorers/.
+const SITE_ROOT = new URL("../../../", import.meta.url);
 const TEXT = {
   en: {
     task: "Task",
@@ -251,7 +254,7 @@ export function mount(root) {
   const getModel = (task) => {
     if (!models[task]) {
       const key = `model${task[0].toUpperCase()}${task.slice(1)}`; // data-model-<task>
-      models[task] = fetch(new URL(root.dataset[key], location.href))
+      models[task] = fetch(new URL(root.dataset[key], SITE_ROOT))
         .then((r) => {
           if (!r.ok) throw new Error(`HTTP ${r.status}`);
           return r.json();
