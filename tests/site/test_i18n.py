@@ -41,10 +41,12 @@ def shown(site, page: str) -> dict[str, list[str]]:
     and outputs, and the figures (less a Chinese variant's "-zh")."""
     body = article(site, page)
     images = [src.rsplit("/", 1)[-1] for src in re.findall(r'<img [^>]*?src="([^"#]+)', body)]
-    code = CELL if "jp-CodeCell" in body else CODE
+    code = [plain(m) for m in (CELL if "jp-CodeCell" in body else CODE).findall(body)]
+    if "jp-CodeCell" in body:  # one text: a run may split a cell's printed output differently
+        code = [" ".join(code)]
     return {
         "formulas": [plain(m) for m in FORMULA.findall(body)],
-        "code": [plain(m) for m in code.findall(body)],
+        "code": code,
         "figures": [re.sub(r"-zh(?=(-dark)?\.svg$)", "", name) for name in images],
         "images": images,
     }
