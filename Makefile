@@ -57,7 +57,7 @@ test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(PYTEST_FLAGS)
-	FENCES_TESTED=1 $(BIN)/pytest tests/site $(PYTEST_FLAGS)
+	FENCES_TESTED=1 $(BIN)/pytest -n auto tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer

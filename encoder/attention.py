@@ -60,8 +60,8 @@ def scaled_dot_product_attention(
         q: (..., Tq, d_k), k: (..., Tk, d_k), v: (..., Tk, d_v)
         -> out (..., Tq, d_v), weights (..., Tq, Tk)
     """
-    # Scale q before the product, as PyTorch's kernels do: q k^T itself can overflow
-    # fp16 (max 65504) where the scaled scores are small.
+    # Scale q before the product: q k^T itself can overflow fp16 (max 65504) where the
+    # scaled scores are small.
     scores = (q / math.sqrt(q.size(-1))) @ k.transpose(-2, -1)  # (..., Tq, Tk)
     if mask is not None:
         # The most negative finite value of the dtype: -1e9 would overflow in fp16.

@@ -119,6 +119,7 @@ def lr_factor(step: int, warmup: int) -> float:
 # --8<-- [end:schedule]
 
 
+# --8<-- [start:history]
 @dataclasses.dataclass
 class History:
     """What ``train`` measured: loss, accuracy and learning rate at every step, and
@@ -130,6 +131,9 @@ class History:
     eval_steps: list[int] = dataclasses.field(default_factory=list, init=False)
     eval_accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
     seconds: float = dataclasses.field(default=0.0, init=False)  # time of the loop
+
+
+# --8<-- [end:history]
 
 
 def _check_arguments(**numbers: object) -> None:

@@ -50,7 +50,7 @@ def pe_frequencies(theme):
     d_model = 512
     two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
     right = 10000.0 ** (-two_k / d_model)  # the paper: w_k = 1 / 10000^(2k/d)
-    doubled = 10000.0 ** (-2 * two_k / d_model)  # post 002: 2 * i where i already steps by 2
+    doubled = 10000.0 ** (-2 * two_k / d_model)  # the notebook's 2 * i, i already stepping by 2
     fig, ax = plt.subplots(figsize=(7.5, 3.0))
     ax.semilogy(
         two_k.numpy(),
@@ -62,7 +62,7 @@ def pe_frequencies(theme):
         two_k.numpy(),
         doubled.numpy(),
         "--",
-        label=text(theme, "post 002", "源文章 002") + ": $10000^{-4k/d}$",
+        label=text(theme, "positional-encoding notebook", "位置编码笔记本") + ": $10000^{-4k/d}$",
         linewidth=2,
     )
     ax.set_xlabel(text(theme, "dimension 2k", "维度 2k"))

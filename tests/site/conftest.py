@@ -1,28 +1,29 @@
 """The site, built once per test run and served on 127.0.0.1: the ``site`` fixture.
 
 Every test under ``tests/site/`` reads this one build: ``mkdocs build --strict`` of the
-repository for ``SITE_URL`` = the address it is then served at. In ``make test`` the pages'
-fences ran just before, as tests (``conftest.py`` at the root), so the build shows their outputs
-from the cache and runs none (``test_build.py`` checks that). ProperDocs' build of the same tree
-(``test_properdocs.py``) starts when this one is done and runs while the browser tests do.
-``BUILT_SITE=DIR`` tests a site built before instead (for the HTML tests; it was built for
-another address, so instant navigation and ProperDocs' comparison do not apply).
+repository for ``SITE_URL`` = the address it is then served at. The first pytest-xdist worker to
+ask builds it; the others wait, then serve the same folder on the same address (SO_REUSEPORT).
+In ``make test`` the pages' fences ran just before, as tests (``conftest.py`` at the root), so
+the build shows their outputs from the cache and runs none (``test_build.py`` checks that).
+``BUILT_SITE=DIR`` tests a site built before instead (the HTML tests: it was built for another
+address).
 """
 
 from __future__ import annotations
 
 import functools
 import http.server
+import json
 import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from filelock import FileLock
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -49,8 +50,8 @@ class Build:
     """``TOOL build --strict`` of the repository into ``dest``, started at once."""
 
     def __init__(self, dest: Path, env: dict, tool: str = "mkdocs", built: Path | None = None):
-        self.site, self.log, self.returncode, self.seconds = dest, "", None, 0.0
-        self._start = time.perf_counter()
+        self.log, self.returncode, self.seconds = "", None, 0.0
+        self._start, self.site = time.perf_counter(), dest
         if built is not None:  # BUILT_SITE
             shutil.copytree(built, dest)
             self.returncode, self._proc = 0, None
@@ -63,6 +64,14 @@ class Build:
             stderr=subprocess.STDOUT,
             text=True,
         )
+
+    @classmethod
+    def done(cls, record: dict) -> Build:
+        """The build another worker made, from its record."""
+        build = cls.__new__(cls)
+        build.log, build.returncode, build.seconds = record["log"], record["returncode"], 0.0
+        build._proc = None
+        return build
 
     def wait(self) -> Build:
         if self.returncode is None:
@@ -82,6 +91,11 @@ class Build:
         return [line for line in lines if "WARNING" in line and not line.startswith(BENIGN)]
 
 
+class _Server(http.server.ThreadingHTTPServer):
+    allow_reuse_port = True  # every pytest-xdist worker serves the one build on one address
+    daemon_threads = True
+
+
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args) -> None:
         pass
@@ -93,29 +107,15 @@ class Site:
     url_path = staticmethod(url_path)
     pages, english = PAGES, ENGLISH
 
-    def __init__(self) -> None:
-        self.tmp = Path(tempfile.mkdtemp(prefix="encoder-site-"))
-        self.dir = self.tmp / "site"
-        # Bind first (port 0: a free port, no race), build for that address, serve once built.
+    def __init__(self, folder: Path, port: int) -> None:
+        self.tmp, self.dir = folder, folder / "site"
         handler = functools.partial(_Quiet, directory=str(self.dir))
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server = _Server(("127.0.0.1", port), handler)
         self.origin = f"http://127.0.0.1:{self.server.server_port}"
         self.base = self.origin + "/"
         self.env = {"SITE_URL": self.base}
-        built = os.environ.get("BUILT_SITE")
-        self.build = Build(self.dir, self.env, built=Path(built) if built else None)
+        self.build: Build | None = None
         self.properdocs: Build | None = None
-        self._ready = False
-
-    def ready(self) -> Site:
-        if not self._ready:
-            self._ready = True
-            self.build.wait()
-            self.start_properdocs()  # test_properdocs.py's, while the other tests run
-            threading.Thread(target=self.server.serve_forever, daemon=True).start()
-        if not (self.dir / "index.html").is_file():
-            pytest.fail(f"mkdocs wrote no site (exit {self.build.returncode}):\n{self.build.log}")
-        return self
 
     def start_properdocs(self) -> Build:
         if self.properdocs is None:
@@ -129,16 +129,10 @@ class Site:
         return (self.dir / path / "index.html").read_text(encoding="utf-8")
 
     def close(self) -> None:
-        for build in (self.build, self.properdocs):
-            if build is not None:
-                build.stop()
-        if self._ready:
-            self.server.shutdown()
+        if self.properdocs is not None:
+            self.properdocs.stop()
+        self.server.shutdown()
         self.server.server_close()
-        shutil.rmtree(self.tmp, ignore_errors=True)
-
-
-_SITE: list[Site] = []
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -147,25 +141,26 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             metafunc.parametrize(name, pages, ids=[p.strip("/") or "home" for p in pages])
 
 
-def pytest_unconfigure(config: pytest.Config) -> None:
-    for site in _SITE:
-        site.close()
-
-
-def pytest_terminal_summary(terminalreporter) -> None:
-    for site in _SITE:
-        if site.build.returncode is not None:
-            ran = [line for line in site.build.log.splitlines() if "fences:" in line]
-            terminalreporter.write_sep("=", "site")
-            terminalreporter.write_line(
-                f"mkdocs build --strict: exit {site.build.returncode} in "
-                f"{site.build.seconds:.1f} s; {' '.join(ran).partition('fences: ')[2]}"
-            )
-
-
 @pytest.fixture(scope="session")
-def site() -> Site:
-    """The one build of the run, served (its build waited for)."""
-    if not _SITE:
-        _SITE.append(Site())
-    return _SITE[0].ready()
+def site(tmp_path_factory, worker_id):
+    """The one build of the run, served: the first pytest-xdist worker to get here builds it,
+    the others wait for it and serve the same folder on the same address."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base if worker_id == "master" else base.parent
+    with FileLock(shared / "site.lock"):
+        record = shared / "site.json"
+        if record.exists():
+            done = json.loads(record.read_text())
+            site = Site(shared, done["port"])
+            site.build = Build.done(done)
+        else:
+            site = Site(shared, 0)  # a free port, no race: bound before the build
+            built = os.environ.get("BUILT_SITE")
+            site.build = b = Build(site.dir, site.env, built=Path(built) if built else None).wait()
+            done = {"port": site.server.server_port, "log": b.log, "returncode": b.returncode}
+            record.write_text(json.dumps(done))
+    if not (site.dir / "index.html").is_file():
+        pytest.fail(f"mkdocs wrote no site (exit {site.build.returncode}):\n{site.build.log}")
+    threading.Thread(target=site.server.serve_forever, daemon=True).start()
+    yield site
+    site.close()
