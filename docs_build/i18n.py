@@ -25,19 +25,14 @@ LANG = "zh"
 STALE_TITLE = "英文原文已更新"
 
 
-def is_zh(src_uri: str) -> bool:
-    """Whether a docs source is Chinese (under docs/zh/)."""
+def is_zh(src_uri: str) -> bool:  # a source under docs/zh/, or a location under /zh/
     return src_uri.startswith(LANG + "/")
 
 
-def _language(config) -> str:
-    return config.theme["language"]  # the plugin sets it for each edition's build
-
-
-@event_priority(-110)  # after mkdocs-static-i18n (-100) and docs_build/hooks.py set the options
+@event_priority(-110)  # after mkdocs-static-i18n (-100), which sets each edition's language
 def on_config(config):
     jupyter = config.plugins["mkdocs-jupyter"]
-    if _language(config) == LANG:  # its own cache: each build deletes what it did not use
+    if config.theme["language"] == LANG:  # its own cache: each build deletes what it did not use
         jupyter.config["cache_dir"] = jupyter.config["cache_dir"].rstrip("/") + "-" + LANG
     return config
 
@@ -49,7 +44,7 @@ def on_files(files, config):
         if page is not file:  # in place: the plugin's Files find a page in either language
             files.remove(file)
             files.append(page)
-            if _language(config) == LANG and not is_zh(file.src_uri):  # shown untranslated
+            if config.theme["language"] == LANG and not is_zh(file.src_uri):  # shown untranslated
                 page.dest_path = f"{LANG}/{page.dest_path}"
                 page.abs_dest_path = os.path.join(config.site_dir, page.dest_path)
                 page.url = f"{LANG}/{page.url}"
@@ -57,8 +52,7 @@ def on_files(files, config):
 
 
 def on_page_context(context, page, config, nav):
-    """The switcher of a translated notebook: the plugin finds no English page for it (it takes
-    a notebook for a download), so its English link would go to the English home."""
+    # A translated notebook's switcher: the plugin, which sees no notebook page, links home.
     if is_zh(page.file.src_uri) and page.file.src_uri.endswith(".ipynb"):
         for alternate in config.extra.alternate:  # the plugin sets it as an attribute
             if alternate["lang"] != LANG:
@@ -134,7 +128,16 @@ def on_page_content(html: str, page, config, files) -> str:
 
 @event_priority(-110)  # after mkdocs-static-i18n (-100) has written both editions' entries
 def on_post_build(config) -> None:
-    path = Path(config.site_dir, "search", "search_index.json")
+    """One search index per language, and /zh/sitemap.xml (Material fetches the sitemap of each
+    language of its switcher; the plugin writes one, at the root)."""
+    site, urls = Path(config.site_dir), re.compile(r"[ \t]*<url>.*?</url>\n", re.S)
+    if (site / "sitemap.xml").exists():
+        root = (site / "sitemap.xml").read_text(encoding="utf-8")
+        (site / LANG).mkdir(exist_ok=True)
+        chinese = [url for url in urls.findall(root) if re.search(f"<loc>[^<]*/{LANG}/", url)]
+        head = root[: urls.search(root).start()]
+        (site / LANG / "sitemap.xml").write_text(head + "".join(chinese) + "</urlset>\n", "utf-8")
+    path = site / "search" / "search_index.json"
     if not path.exists():
         return
     index = json.loads(path.read_text(encoding="utf-8"))
