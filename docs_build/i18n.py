@@ -1,12 +1,8 @@
-"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n.
-
-The ``i18n`` plugin (mkdocs.yml) builds /zh/ in a second build of the same run: its navigation
-titles, Material's UI in Chinese, the switcher to the same page. This hook adds, each part
-because neither the plugin nor another maintained tool does it here (CONTRIBUTING.md, section
-6): notebooks kept as pages, one search index per language, Chinese lines joined, ids for a
-notebook's Chinese headings (and its search rank), and the warning on a page whose English
-original changed (``source_hash``; ``python -m docs_build.i18n [--check] [PAGE...]`` records
-or checks it).
+"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n
+(the ``i18n`` plugin, which builds /zh/ in a second build): notebooks kept as pages, a search
+index and a sitemap per language, Chinese lines joined, notebook heading ids, and the warning on
+a page whose English original changed (``python -m docs_build.i18n [--check] [PAGE...]``). Why
+each part: CONTRIBUTING.md, section 6.
 """
 
 from __future__ import annotations
@@ -17,6 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from mkdocs.plugins import event_priority
 
@@ -58,6 +55,16 @@ def on_page_context(context, page, config, nav):
             if alternate["lang"] != LANG:
                 alternate["link"] = page.url.removeprefix(LANG + "/")
     return context
+
+
+HEAD_ALTERNATE = re.compile(r'(<link rel="alternate" href=")[^"]*(" hreflang="(\w+)">)')
+
+
+def on_post_page(output: str, page, config) -> str:
+    """The head's alternates stay at the homes: Material fetches the sitemap.xml beside them."""
+    root = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
+    home = {LANG: f"{root}{LANG}/"}
+    return HEAD_ALTERNATE.sub(lambda m: m[1] + home.get(m[3], root) + m[2], output)
 
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # punctuation, ideographs, full-width forms
@@ -107,8 +114,7 @@ def _toc_items(toc):
 
 def on_page_content(html: str, page, config, files) -> str:
     """A notebook's Chinese headings get ids made of their words: mkdocs-jupyter's ids keep ASCII
-    only ("第 1 步：..." -> "1") and its contents use other ones ("_1"), so their links miss.
-    And a notebook comes after the concept page in search."""
+    only ("第 1 步" -> "1"), its contents others ("_1"); and it ranks below its concept page."""
     from pymdownx.slugs import slugify
 
     if not page.file.src_uri.endswith(".ipynb"):
@@ -133,7 +139,6 @@ def on_post_build(config) -> None:
     site, urls = Path(config.site_dir), re.compile(r"[ \t]*<url>.*?</url>\n", re.S)
     if (site / "sitemap.xml").exists():
         root = (site / "sitemap.xml").read_text(encoding="utf-8")
-        (site / LANG).mkdir(exist_ok=True)
         chinese = [url for url in urls.findall(root) if re.search(f"<loc>[^<]*/{LANG}/", url)]
         head = root[: urls.search(root).start()]
         (site / LANG / "sitemap.xml").write_text(head + "".join(chinese) + "</urlset>\n", "utf-8")
@@ -151,7 +156,6 @@ def on_post_build(config) -> None:
 
 
 def stale() -> list[Path]:
-    """The Chinese pages whose English page changed since they recorded its hash."""
     found = []
     for page in sorted((DOCS / LANG).rglob("*.md")):
         recorded = re.search(r"^source_hash:\s*(\w+)", page.read_text(), re.MULTILINE)
@@ -175,9 +179,8 @@ def main() -> None:
         text = re.sub(
             r"^source_hash:.*$", f"source_hash: {digest}", page.read_text(), count=1, flags=re.M
         )
-        if f"source_hash: {digest}" not in text:  # no such line yet: add it to the front matter
-            body = text.removeprefix("---\n")
-            text = f"---\nsource_hash: {digest}\n" + (body if body != text else f"---\n\n{text}")
+        if f"source_hash: {digest}" not in text:  # no such line yet: a front matter with it
+            text = f"---\nsource_hash: {digest}\n---\n\n{text}"
         page.write_text(text)
         print(f"{page}: source_hash {digest}")
 

@@ -104,6 +104,12 @@ def test_switcher_goes_to_the_same_page(site, english_page):
         )
         found = {lang: urljoin(site.url(path), href) for href, lang in links}
         assert found == {"en": site.url(english_page), "zh": site.url(ZH + english_page)}, path
+        # Material fetches sitemap.xml beside the head's alternates: they stay at the homes.
+        heads = re.findall(
+            r'<link rel="alternate" href="([^"]*)" hreflang="(\w+)">', site.html(path)
+        )
+        homes = {lang: urljoin(site.url(path), href) for href, lang in heads}
+        assert homes == {"en": site.url(""), "zh": site.url(ZH)}, path
 
 
 @pytest.fixture(scope="module")
