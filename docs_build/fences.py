@@ -34,6 +34,7 @@ from pathlib import Path
 
 import markdown
 import markdown_exec
+from mkdocs.plugins import event_priority
 
 from docs_build import cache, figures
 
@@ -119,6 +120,7 @@ def on_config(config):
     return config
 
 
+@event_priority(-110)  # the Files of the build: mkdocs-static-i18n (-100) makes new ones
 def on_files(files, config):
     State.files = files
     return files

@@ -20,6 +20,7 @@ import re
 import subprocess
 from pathlib import Path
 
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 from docs_build import cache, figures
@@ -72,6 +73,7 @@ def on_config(config):
     return config
 
 
+@event_priority(-110)  # after mkdocs-static-i18n (-100): it takes no generated file
 def on_files(files: Files, config) -> Files:
     _expire_pages(files)
     for name, variants in figures.render_all().items():

@@ -1,229 +1,165 @@
-"""The Chinese edition (docs/zh/, served at /zh/) in the run's build: complete, the same code,
-formulas and figures as the English pages, and visibly stale when the
-English page changed. (The banner itself is tested on a toy site: tests/docs_build.)
-"""
+"""The Chinese edition (docs/zh/, served at /zh/) in the run's build: every page in both
+languages with the same code, outputs, formulas and figures, the switcher to the same page, one
+search index per language, and the staleness banner where the English page changed."""
 
 from __future__ import annotations
 
+import html
+import json
 import re
-from html.parser import HTMLParser
+import subprocess
+import sys
 from pathlib import Path
+from urllib.parse import urljoin
 
 import pytest
 
 from docs_build import i18n
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 ZH = "zh/"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+
+def article(site, page: str) -> str:
+    text = site.html(page)
+    return text[text.index("<article") : text.index("</article>")]
+
+
+def plain(fragment: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
+
+
+FORMULA = re.compile(r'<mjx-container[^>]*display="true".*?</mjx-container>', re.S)
+# Python code and its output (not shell commands: their comments are translated); a notebook's
+# cells, input and output.
+CODE = re.compile(r'<div class="language-(?:python|text) highlight"><pre\b.*?</pre>', re.S)
+CELL = re.compile(r"<pre\b.*?</pre>", re.S)
+
+
+def shown(site, page: str) -> dict[str, list[str]]:
+    """What a page pair must share: display formulas (MathJax's MathML, typeset at build), code
+    and outputs, and the figures (less a Chinese variant's "-zh")."""
+    body = article(site, page)
+    images = [src.rsplit("/", 1)[-1] for src in re.findall(r'<img [^>]*?src="([^"#]+)', body)]
+    code = [plain(m) for m in (CELL if "jp-CodeCell" in body else CODE).findall(body)]
+    if "jp-CodeCell" in body:  # one text: a run may split a cell's printed output differently
+        code = [" ".join(code)]
+    return {
+        "formulas": [plain(m) for m in FORMULA.findall(body)],
+        "code": code,
+        "figures": [re.sub(r"-zh(?=(-dark)?\.svg$)", "", name) for name in images],
+        "images": images,
+    }
+
+
+def test_every_page_exists_in_both_languages(site):
+    built = {
+        "" if p.parent == site.dir else p.parent.relative_to(site.dir).as_posix() + "/"
+        for p in site.dir.rglob("index.html")
+        if p.parent.relative_to(site.dir).parts[:1] not in {("assets",), ("search",), ("figures",)}
+    }
+    assert built == set(site.pages)
+
+
+def test_chinese_page_shows_the_same_code_formulas_and_figures(site, english_page):
+    en, zh = shown(site, english_page), shown(site, ZH + english_page)
+    for what in ("formulas", "code", "figures"):
+        assert zh[what] == en[what], f"{what} of /{ZH}{english_page} differ from /{english_page}"
+
+
+def test_the_comparison_has_something_to_compare(site):
+    page = shown(site, "positional-encoding/")
+    assert len(page["formulas"]) >= 3 and len(page["code"]) >= 6 and len(page["figures"]) >= 6
+    notebook = shown(site, "notebooks/positional-encoding-walkthrough/")
+    assert notebook["code"] and notebook["formulas"]
+
+
+def test_chinese_pages_show_the_chinese_figures(site, english_page):
+    """A figure with words is drawn in Chinese too, as figures/NAME-zh.svg (docs_build/figures.py);
+    the Chinese page shows it, the English page never does."""
+    drawn = {p.name for p in (site.dir / "figures").glob("*.svg")}
+    english = [n for n in shown(site, english_page)["images"] if n in drawn]
+    chinese = [n for n in shown(site, ZH + english_page)["images"] if n in drawn]
+    assert not [n for n in english if "-zh" in n]
+    zh = [re.sub(r"(-dark)?\.svg$", r"-zh\g<0>", n) for n in english]
+    assert chinese == [z if z in drawn else n for z, n in zip(zh, english, strict=True)]
+
+
+def test_chinese_pages_are_chinese(site, english_page):
+    text = site.html(ZH + english_page)
+    assert '<html lang="zh"' in text
+    assert "Transformer 编码器" in text.split("</title>")[0]
+    if english_page.startswith("notebooks/") and english_page != "notebooks/":
+        return  # a notebook: translated as a notebook, or Chinese already
+    body = article(site, ZH + english_page).split('<div class="doc doc-object')[0]  # API: English
+    prose = plain(re.sub(r"<(pre|code|style|script)\b.*?</\1>", " ", body, flags=re.S))
+    han, words = len(re.findall(r"[\u4e00-\u9fff]", prose)), len(re.findall(r"[A-Za-z]{3,}", prose))
+    assert han >= 5 and han >= words / 2, f"{han} Chinese characters, {words} English words"
+
+
+def test_switcher_goes_to_the_same_page(site, english_page):
+    for path in (english_page, ZH + english_page):
+        links = re.findall(
+            r'<a href="([^"]*)" hreflang="(\w+)" class="md-select__link"', site.html(path)
+        )
+        found = {lang: urljoin(site.url(path), href) for href, lang in links}
+        assert found == {"en": site.url(english_page), "zh": site.url(ZH + english_page)}, path
+        # Material fetches sitemap.xml beside the head's alternates: they stay at the homes.
+        heads = re.findall(
+            r'<link rel="alternate" href="([^"]*)" hreflang="(\w+)">', site.html(path)
+        )
+        homes = {lang: urljoin(site.url(path), href) for href, lang in heads}
+        assert homes == {"en": site.url(""), "zh": site.url(ZH)}, path
 
 
 @pytest.fixture(scope="module")
-def built(site) -> Path:
-    return site.dir
+def indexes(site) -> dict[str, dict]:
+    paths = {"en": "search/search_index.json", "zh": ZH + "search/search_index.json"}
+    return {
+        lang: json.loads((site.dir / p).read_text(encoding="utf-8")) for lang, p in paths.items()
+    }
 
 
-def built_pages(site: Path) -> set[str]:
-    pages = set()
-    for index in site.rglob("index.html"):
-        rel = index.parent.relative_to(site)
-        if rel.parts and rel.parts[0] in {"assets", "search", "figures"}:
-            continue
-        pages.add("" if rel == Path(".") else rel.as_posix() + "/")
-    return pages
+def test_each_language_searches_its_own_pages(site, indexes):
+    locations = {
+        lang: {d["location"].split("#")[0] for d in index["docs"]}
+        for lang, index in indexes.items()
+    }
+    assert locations["en"] == set(site.english)
+    assert locations["zh"] == {ZH + page for page in site.english}
+    assert indexes["en"]["config"]["lang"] == ["en"]  # the English page loads no lunr.zh
+    assert "zh" in indexes["zh"]["config"]["lang"]
 
 
-def test_every_page_exists_in_both_languages(built: Path, site):
-    pages = built_pages(built)
-    chinese = {p.removeprefix(ZH) for p in pages if p.startswith(ZH)}
-    english = {p for p in pages if not p.startswith(ZH)}
-    assert english == set(site.english), "the English pages built are not the docs' sources"
-    assert sorted(english - chinese) == [], "English pages without a Chinese page"
-    assert sorted(chinese - english) == [], "Chinese pages without an English page"
+def test_chinese_is_segmented_into_words(indexes):
+    """Material's search plugin cuts Chinese text into words with jieba (zero-width spaces
+    between them), and the separator splits there: 位置编码 is found as the words 位置, 编码."""
+    separator = re.compile(indexes["zh"]["config"]["separator"])
+    assert separator.fullmatch("\u200b")
+    page = next(d for d in indexes["zh"]["docs"] if d["location"] == ZH + "positional-encoding/")
+    words = set(separator.split(plain(page["title"] + " " + page["text"])))
+    assert {"位置", "编码"} <= words
 
 
-# --- what a page shows ----------------------------------------------------------------------------
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+def test_the_stale_banner_shows_where_the_english_page_changed(site):
+    stale = set(i18n.stale())
+    for source in sorted((DOCS / "zh").rglob("*.md")):
+        page = site.url_path(source.relative_to(DOCS).as_posix())
+        banner = f'<p class="admonition-title">{i18n.STALE_TITLE}</p>' in site.html(page)
+        assert banner == (source in stale), page
 
 
-class Shown(HTMLParser):
-    """Display formulas, code, outputs and figures of a page's article, in page order."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, str]] = []  # (tag, class) of the open elements
-        # Display formulas, as the text of MathJax's assistive MathML (typeset at build).
-        self.formulas: list[str] = []
-        self.code: list[tuple[str, str]] = []  # (kind, text): python, output, notebook cell
-        self.figures: list[str] = []  # file names of the images, less a Chinese "-zh"
-        self.images: list[str] = []  # file names of the images, as shown
-        self._pre: list[str] | None = None
-        self._math: list[str] | None = None
-        self._in_article = False
-
-    def _classes(self) -> str:
-        return " ".join(c for _, c in self.stack)
-
-    def handle_starttag(self, tag, attrs):
-        a = dict(attrs)
-        cls = a.get("class") or ""
-        if tag == "article":
-            self._in_article = True
-        if not self._in_article:
-            return
-        if tag == "img":
-            # A Chinese page shows NAME-zh.svg where the figure has words (drawn in Chinese).
-            name = (a.get("src") or "").split("#")[0].rsplit("/", 1)[-1]
-            self.images.append(name)
-            self.figures.append(re.sub(r"-zh(?=(-dark)?\.svg$)", "", name))
-        if tag in VOID:
-            return
-        self.stack.append((tag, cls))
-        if tag == "pre" and self._pre is None:
-            self._pre = []
-        elif tag == "mjx-container" and a.get("display") == "true" and self._math is None:
-            self._math = [tag]
-
-    def handle_startendtag(self, tag, attrs):
-        if self._in_article and tag == "img":
-            self.handle_starttag(tag, attrs)
-
-    def handle_endtag(self, tag):
-        if tag == "article":
-            self._in_article = False
-        if not self.stack or tag in VOID:
-            return
-        classes = self._classes()
-        while self.stack:
-            open_tag, _ = self.stack.pop()
-            if open_tag == tag:
-                break
-        if tag == "pre" and self._pre is not None and not any(t == "pre" for t, _ in self.stack):
-            text = "".join(self._pre)
-            kind = next(
-                (k for c, k in CODE_KINDS if c in classes.split()),
-                None,
-            )
-            if kind:
-                self.code.append((kind, text))
-            self._pre = None
-        if self._math is not None and not any(t == "mjx-container" for t, _ in self.stack):
-            self.formulas.append("".join(self._math[1:]).strip())
-            self._math = None
-
-    def handle_data(self, data):
-        for buffer in (self._pre, self._math):
-            if buffer is not None:
-                buffer.append(data)
+def test_stamp_checks_every_chinese_page():
+    done = subprocess.run(
+        [sys.executable, "-m", "docs_build.i18n", "--check"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == (1 if i18n.stale() else 0), done.stdout + done.stderr
 
 
-# Which <pre> a page pair must share: code, its printed output, a notebook cell's input/output.
-CODE_KINDS = [
-    ("language-python", "python"),
-    ("language-text", "output"),
-    ("jp-CodeCell", "notebook"),
-]
-
-
-def shown(site: Path, page: str) -> Shown:
-    parser = Shown()
-    parser.feed((site / page / "index.html").read_text())
-    return parser
-
-
-def test_chinese_page_shows_the_same_formulas_code_and_figures(built: Path, english_page: str):
-    page = english_page
-    zh_html = built / ZH / page / "index.html"
-    if not zh_html.exists():
-        pytest.fail(f"no Chinese page /{ZH}{page} for /{page}")
-    en, zh = shown(built, page), shown(built, ZH + page)
-    assert zh.formulas == en.formulas, f"display formulas of /{ZH}{page} differ from /{page}"
-    assert zh.code == en.code, f"code or outputs of /{ZH}{page} differ from /{page}"
-    assert zh.figures == en.figures, f"figures of /{ZH}{page} differ from /{page}"
-
-
-def test_figures_with_words_are_drawn_in_chinese_for_chinese_pages(built: Path, english_page: str):
-    """figures/NAME-zh.svg exists for every figure with words (docs_build/figures.py); the
-    Chinese page shows it, the English page never does."""
-    drawn = {p.name for p in (built / "figures").glob("*.svg")}
-    english = [n for n in shown(built, english_page).images if n in drawn]
-    chinese = [n for n in shown(built, ZH + english_page).images if n in drawn]
-    assert [n for n in english if "-zh" in n] == []
-    should = [re.sub(r"(-dark)?\.svg$", r"-zh\g<0>", n) for n in english]
-    assert chinese == [z if z in drawn else n for z, n in zip(should, english, strict=True)]
-
-
-def test_most_figures_have_chinese_words(built: Path):
-    # Only figures without words (token-lookup: symbols and ids) are the same in both.
-    names = {p.stem for p in (built / "figures").glob("*.svg") if not p.stem.endswith("-dark")}
-    english = {n for n in names if not n.endswith("-zh")}
-    without = sorted(n for n in english if f"{n}-zh" not in names)
-    assert len(without) <= 2, f"figures drawn in English only: {without}"
-
-
-def test_parity_has_something_to_compare(built: Path):
-    # A parser that found nothing would make the parity test pass vacuously.
-    pe = shown(built, "positional-encoding/")
-    assert len(pe.formulas) >= 3 and len(pe.figures) >= 6  # 3 formulas, 3 figures x 2 schemes
-    assert {kind for kind, _ in pe.code} == {"python", "output"}
-    notebook = shown(built, "notebooks/positional-encoding-walkthrough/")
-    assert {kind for kind, _ in notebook.code} == {"notebook"} and notebook.formulas
-
-
-def test_section_markers_leave_no_trace(built: Path):
+def test_section_markers_leave_no_trace(site):
     # English pages mark their code and formulas as snippet sections in HTML comments.
-    marked = [
-        p.relative_to(built).as_posix()
-        for p in built.rglob("*.html")
-        if re.search(r"--8<--|8&lt;", p.read_text())
-    ]
+    marked = [p for p in site.pages if re.search(r"--8<--|8&lt;", site.html(p))]
     assert marked == []
-
-
-def test_chinese_pages_are_chinese(built: Path, site):
-    for page in site.english:
-        text = (built / ZH / page / "index.html").read_text()
-        assert '<html lang="zh"' in text, f"/{ZH}{page} is not marked as Chinese"
-        assert "<title>" in text and i18n.SITE_NAME in text.split("</title>")[0]
-        assert f'<meta name="description" content="{i18n.SITE_DESCRIPTION}' in text
-        article = text[text.find("<article") : text.find("</article>")]
-        article = article.split('<div class="doc doc-object')[0]  # API: English docstrings
-        prose = re.sub(r"<(pre|code|style|script)\b.*?</\1>|<[^>]+>", " ", article, flags=re.DOTALL)
-        han = len(re.findall(r"[\u4e00-\u9fff]", prose))
-        words = len(re.findall(r"[A-Za-z]{3,}", prose))
-        assert han >= 5 and han >= words / 2, (
-            f"/{ZH}{page}: {han} Chinese characters and {words} English words outside code"
-        )
-
-
-def test_language_switcher_points_at_the_same_page(built: Path, site):
-    link = re.compile(r'<a href="(?P<href>[^"]*)" hreflang="(?P<lang>\w+)" class="md-select__link"')
-    for page in site.english:
-        for path, own in ((page, "en"), (ZH + page, "zh")):
-            found = {m["lang"]: m["href"] for m in link.finditer(shown_text(built, path))}
-            expected = {"en": "/" + page, "zh": "/" + ZH + page}
-            assert found == expected, f"switcher of /{path} ({own})"
-
-
-def shown_text(site: Path, page: str) -> str:
-    return (site / page / "index.html").read_text()
-
-
-def test_each_edition_has_its_sitemap(built: Path, site):
-    zh = (built / ZH / "sitemap.xml").read_text()
-    locs = re.findall(r"<loc>([^<]+)</loc>", zh)
-    assert locs and all(f"/{ZH}" in loc for loc in locs)
-    assert len(locs) == len(site.english)
-
-
-# --- staleness ------------------------------------------------------------------------------------
-def has_stale_banner(page_html: str) -> bool:
-    return f'<p class="admonition-title">{i18n.STALE_TITLE}</p>' in page_html
-
-
-def test_banner_in_the_build_matches_the_recorded_hashes(built: Path, site):
-    for path in sorted((DOCS / ZH).rglob("*.md")):
-        zh_uri = path.relative_to(DOCS).as_posix()
-        english = i18n.english_source(zh_uri)
-        stale = i18n.recorded_hash(path.read_text()) != i18n.source_hash(english)
-        has_banner = has_stale_banner(shown_text(built, site.url_path(zh_uri)))
-        assert has_banner == stale, f"{zh_uri}: stale={stale}, banner={has_banner}"
