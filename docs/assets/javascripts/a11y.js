@@ -5,3 +5,14 @@ document$.subscribe(() => {
     if (el.scrollWidth > el.clientWidth && el.tabIndex < 0) el.tabIndex = 0;
   }
 });
+
+// Material puts each code block's copy button in an unnamed <nav>, added when the block scrolls
+// into view: a screen reader's list of landmarks fills with navigation regions of no name
+// (axe-core: landmark-unique). They are no landmarks: role none.
+new MutationObserver((records) => {
+  for (const { addedNodes } of records) {
+    for (const node of addedNodes) {
+      if (node.classList?.contains("md-code__nav")) node.setAttribute("role", "none");
+    }
+  }
+}).observe(document.body, { childList: true, subtree: true });

@@ -1,5 +1,4 @@
-"""The interactive explorers in headless Chromium, on the run's build (tests/site/conftest.py),
-driven through ``live_page`` and ``browser`` (tests/site/browser/conftest.py).
+"""The interactive explorers in Chromium (pytest-playwright's ``page``), on the run's build.
 
 - The attention explorer (Train page) runs the trained models in JavaScript: its forward pass
   must equal the package's on the test vectors the build exported, and on fresh sequences run
@@ -7,8 +6,7 @@ driven through ``live_page`` and ``browser`` (tests/site/browser/conftest.py).
 - The positional-encoding explorer must show the package's sinusoidal table.
 - The scale explorer must show softmax(s * scores), sharper as s grows.
 - Each is driven by the keyboard, answers bad input with a message in the widget (and keeps
-  working), speaks the page's language (English and Chinese), mounts after instant navigation,
-  and follows the colour scheme (``scheme``: light and dark).
+  working) and speaks the page's language. Their colours in the dark scheme: ``test_pages.py``.
 """
 
 from __future__ import annotations
@@ -26,17 +24,12 @@ LANGUAGES = {"en": "", "zh": "zh/"}
 READY = "[data-explorer='{}'][data-mounted] .explorer__status:not(:empty)"
 
 
-def _errors(live) -> list[str]:
-    return live.recorder.errors + live.recorder.failed
-
-
-def _open(live, site, path: str, explorer: str):
-    page = live.page
+def _open(page, site, path: str, explorer: str):
     page.goto(site.url(path))
     widget = page.locator(f"[data-explorer='{explorer}']")
     widget.scroll_into_view_if_needed()
     page.wait_for_selector(READY.format(explorer))
-    return page, widget
+    return widget
 
 
 def _status(widget) -> str:
@@ -71,8 +64,8 @@ def _max_diff(got: dict, logits, attention) -> float:
     return max(float(np.abs(np.asarray(a) - np.asarray(b)).max()) for a, b in pairs)
 
 
-def test_attention_explorer_equals_the_package(site, live_page):
-    page, widget = _open(live_page, site, "train/", "attention")
+def test_attention_explorer_equals_the_package(page, site, problems):
+    widget = _open(page, site, "train/", "attention")
     element = widget.element_handle()
     tests = page.evaluate(FETCH_JSON, widget.get_attribute("data-tests"))
     tasks = widget.get_attribute("data-tasks").split()
@@ -99,22 +92,21 @@ def test_attention_explorer_equals_the_package(site, live_page):
     worst = max(diffs, key=diffs.get)
     print(f"max |browser - package| over {len(diffs)} sequences: {diffs[worst]:.2e}")
     assert diffs[worst] <= EXACT, f"{worst}: max |browser - package| = {diffs[worst]:.2e}"
-    assert not _errors(live_page)
+    assert problems == []
 
 
-def test_attention_explorer_loads_weights_only_in_view(site, live_page):
-    page = live_page.page
-    page.goto(site.url("train/"))
-    live_page.settle()
-
-    def weights() -> list[str]:  # the published JSON files (figures are SVGs there too)
-        urls = [u for _, u in live_page.recorder.requests if "/published/" in u]
-        return [u for u in urls if u.endswith(".json")]
-
-    assert weights() == [], f"weights fetched before the explorer was in view: {weights()}"
-    page.locator("[data-explorer='attention']").scroll_into_view_if_needed()
+def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(site.url("train/"), wait_until="networkidle")
+    widget = page.locator("[data-explorer='attention']")
+    models = {page.evaluate("u => new URL(u, location.href).href", widget.get_attribute(a))
+              for a in ("data-model-count", "data-model-reverse", "data-model-sort")}  # fmt: skip
+    assert models.isdisjoint(requested), "weights fetched before the explorer was in view"
+    widget.scroll_into_view_if_needed()
     page.wait_for_selector("[data-explorer='attention'][data-ready]")
-    assert len(weights()) == 1  # one task's model, not all three
+    assert len(models.intersection(requested)) == 1  # one task's model, not all three
+    assert problems == []
 
 
 MESSAGES = {
@@ -134,8 +126,8 @@ MESSAGES = {
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_attention_explorer_answers_bad_input_and_keeps_working(site, live_page, lang):
-    page, widget = _open(live_page, site, LANGUAGES[lang] + "train/", "attention")
+def test_attention_explorer_answers_bad_input_and_keeps_working(page, site, problems, lang):
+    widget = _open(page, site, LANGUAGES[lang] + "train/", "attention")
     field = widget.locator("input[type=text]")
     for text, message in MESSAGES[lang].items():
         field.fill(text)
@@ -154,11 +146,11 @@ def test_attention_explorer_answers_bad_input_and_keeps_working(site, live_page,
     label = maps.first.get_attribute("aria-label")
     assert ("Layer 0, head 0" if lang == "en" else "第 0 层，头 0") in label
     assert widget.locator("[role=status][aria-live=polite]").count() == 1
-    assert not _errors(live_page)
+    assert problems == []
 
 
-def test_attention_explorer_by_keyboard(site, live_page):
-    page, widget = _open(live_page, site, "train/", "attention")
+def test_attention_explorer_by_keyboard(page, site, problems):
+    widget = _open(page, site, "train/", "attention")
     page.wait_for_selector("[data-explorer='attention'][data-state='ok']")
     widget.locator("input[type=radio]").first.focus()
     page.keyboard.press("ArrowRight")  # the next task: sort
@@ -185,15 +177,13 @@ def test_attention_explorer_by_keyboard(site, live_page):
         "([el, v]) => el.querySelector('input[type=text]').value !== v",
         arg=[widget.element_handle(), before],
     )
-    assert not _errors(live_page)
+    assert problems == []
 
 
 # --- the positional-encoding explorer ---------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_pe_explorer_shows_the_package_table(site, live_page, lang):
-    page, widget = _open(
-        live_page, site, LANGUAGES[lang] + "positional-encoding/", "positional-encoding"
-    )
+def test_pe_explorer_shows_the_package_table(page, site, problems, lang):
+    widget = _open(page, site, LANGUAGES[lang] + "positional-encoding/", "positional-encoding")
     fields = widget.locator("input")
     d_model, positions = fields.nth(0), fields.nth(1)
     for field, value in ((d_model, "48"), (positions, "30")):
@@ -223,13 +213,13 @@ def test_pe_explorer_shows_the_package_table(site, live_page, lang):
         field.fill("48" if field is d_model else "4 5")
         page.wait_for_selector("[data-explorer='positional-encoding'][data-state='ok']")
     assert widget.locator("svg[role=img]").count() == 3
-    assert not _errors(live_page)
+    assert problems == []
 
 
 # --- the scale explorer -----------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_scale_explorer_sharpens_the_softmax(site, live_page, lang):
-    page, widget = _open(live_page, site, LANGUAGES[lang] + "attention/", "scale")
+def test_scale_explorer_sharpens_the_softmax(page, site, problems, lang):
+    widget = _open(page, site, LANGUAGES[lang] + "attention/", "scale")
     handle = widget.element_handle()
     slider = widget.locator("input[type=range]")
     slider.focus()
@@ -249,59 +239,4 @@ def test_scale_explorer_sharpens_the_softmax(site, live_page, lang):
     page.keyboard.press("Tab")  # to "New scores"
     page.keyboard.press("Enter")
     assert not np.allclose(page.evaluate("el => el.explorer.scores()", handle), scores)
-    assert not _errors(live_page)
-
-
-# --- all three: instant navigation and colour schemes -----------------------------------------
-def test_explorers_mount_after_instant_navigation(site, live_page):
-    page = live_page.page
-    page.goto(site.url(""))
-    live_page.settle()
-    page.evaluate("window.__notReloaded = true")
-    for title, explorer in (("Train it", "attention"), ("Multi-Head Attention", "scale")):
-        page.locator(".md-nav--primary a", has_text=title).first.click()
-        page.wait_for_selector(f"[data-explorer='{explorer}'][data-mounted]")
-        page.locator(f"[data-explorer='{explorer}']").scroll_into_view_if_needed()
-        page.wait_for_selector(READY.format(explorer))
-        live_page.settle()
-    assert page.evaluate("window.__notReloaded === true")
-    styles = page.evaluate("document.querySelectorAll('#explorers-stylesheet').length")
-    assert styles == 1
-    assert not _errors(live_page)
-
-
-EXPLORERS = {
-    "attention": "train/",
-    "positional-encoding": "positional-encoding/",
-    "scale": "attention/",
-}
-HEAT = {"light": "#3f51b5", "dark": "#8c9eff"}  # --explorer-heat of explorers.css, per scheme
-COLOURS = """el => {
-  const probe = document.createElement("span");
-  probe.style.color = "var(--md-default-fg-color)";
-  el.append(probe);
-  const fg = getComputedStyle(probe).color;
-  probe.remove();
-  return {
-    heat: getComputedStyle(el).getPropertyValue("--explorer-heat").trim(),
-    fg,
-    ticks: [...el.querySelectorAll(".explorer__tick")].map((t) => getComputedStyle(t).fill),
-  };
-}"""
-
-
-def test_explorers_follow_the_colour_scheme(site, browser, scheme):
-    context = browser.new_context(scheme)
-    page = context.new_page()
-    try:
-        for explorer, path in EXPLORERS.items():
-            page.goto(site.url(path))
-            widget = page.locator(f"[data-explorer='{explorer}']")
-            widget.scroll_into_view_if_needed()
-            page.wait_for_selector(READY.format(explorer))
-            page.wait_for_selector(f"[data-explorer='{explorer}'] .explorer__tick")
-            found = page.evaluate(COLOURS, widget.element_handle())
-            assert found["heat"] == HEAT[scheme], (explorer, found["heat"])
-            assert found["ticks"] and set(found["ticks"]) == {found["fg"]}, (explorer, found)
-    finally:
-        context.close()
+    assert problems == []
