@@ -3,8 +3,9 @@
 ``attention_explorer(models)`` (called by a fence of docs/train.md) writes, for each trained
 ``TokenClassifier``, one JSON file with its configuration and its parameters (float32,
 little-endian, base64), and one JSON file of test vectors: inputs with the package's logits
-and attention maps, which the browser tests compare with the page's own forward pass
-(``docs/assets/javascripts/explorers/attention.js``). They are
+and attention maps, and every intermediate tensor of each layer's attention (``trace``: the
+explorer's "Trace one query"), which the browser tests compare with the page's own forward
+pass (``docs/assets/javascripts/explorers/attention.js``). They are
 files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
 returns the widget's HTML, whose attributes give their paths from the site's root.
 """
@@ -15,11 +16,12 @@ import base64
 import copy
 import html
 import json
+import math
 
 import torch
 
 from docs_build.figures import write
-from encoder import TokenClassifier, attention_maps
+from encoder import TokenClassifier, attention_maps, scaled_dot_product_attention
 
 # Inputs of the test vectors: a short, a typical and a full-length sequence, and one longer
 # than any in training (the widget accepts up to max_len).
@@ -75,6 +77,43 @@ def test_vectors(model: TokenClassifier) -> list[dict]:
     return vectors
 
 
+@torch.no_grad()
+def attention_steps(model: TokenClassifier, ids: list[int]) -> list[dict]:
+    """Every step of each layer's self-attention for one sequence, from the package's own
+    modules: x (what the attention receives), q, k, v per head (``in_proj``), the scores
+    q k^T, the scores divided by sqrt(d_k), the softmax weights and the heads' outputs
+    (``scaled_dot_product_attention``), their concatenation and the output (``out_proj``).
+    Shapes: x, concat, out (T, d_model); q, k, v, heads (H, T, d_k); scores, scaled,
+    weights (H, T, T). The output is checked against the module's forward."""
+    model = copy.deepcopy(model).double().eval()
+    inputs: list[torch.Tensor] = []
+    hooks = [
+        layer.self_attn.register_forward_pre_hook(lambda m, args: inputs.append(args[0]))
+        for layer in model.encoder.layers
+    ]
+    try:
+        model(torch.tensor([ids]))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    steps = []
+    for layer, x in zip(model.encoder.layers, inputs, strict=True):
+        attn = layer.self_attn
+        T, H, dh = len(ids), attn.n_head, attn.d_head
+        q, k, v = (
+            t.view(T, H, dh).transpose(0, 1) for t in attn.in_proj(x[0]).chunk(3, dim=-1)
+        )  # (H, T, dh) each
+        scores = q @ k.transpose(-2, -1)  # (H, T, T)
+        heads, weights = scaled_dot_product_attention(q, k, v)
+        concat = heads.transpose(0, 1).reshape(T, H * dh)
+        out = attn.out_proj(concat)
+        assert torch.allclose(out, attn(x, x, x)[0], atol=1e-12)  # the module's own output
+        named = dict(x=x[0], q=q, k=k, v=v, scores=scores, scaled=scores / math.sqrt(dh),
+                     weights=weights, heads=heads, concat=concat, out=out)  # fmt: skip
+        steps.append({name: t.tolist() for name, t in named.items()})
+    return steps
+
+
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     attrs = {}
@@ -83,6 +122,7 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
         blob = json.dumps(export_weights(model, task), separators=(",", ":"))
         attrs[f"data-model-{task}"] = write(f"explorers/attention-{task}.json", blob)
         tests[task] = test_vectors(model)
+        tests[task][1]["trace"] = attention_steps(model, tests[task][1]["ids"])
     attrs["data-tests"] = write("explorers/attention-tests.json", json.dumps(tests))
     attrs["data-tasks"] = " ".join(models)
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
