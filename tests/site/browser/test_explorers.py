@@ -229,7 +229,7 @@ def test_trace_one_query_equals_the_package(page, site, problems):
     rows = shown["scores"].locator("tbody tr").all()
     assert len(rows) == len(trace["ids"])
     for j, row in enumerate(rows):
-        token, k_j, *numbers, v_j = row.locator("td").all_inner_texts()
+        token, *numbers, k_j, v_j = row.locator("td").all_inner_texts()
         assert token == str(trace["ids"][j])
         assert k_j == _texts(steps["k"][head][j], 2) and v_j == _texts(steps["v"][head][j], 2)
         assert numbers == [f"{steps[n][head][q][j]:.3f}" for n in ("scores", "scaled", "weights")]

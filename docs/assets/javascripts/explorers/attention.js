@@ -59,8 +59,8 @@ const TEXT = {
       `x: what layer ${l}'s attention receives at position ${i} (token ${id}), d_model numbers.`,
     stepQ: (hd, dh) => `q = x W^Q_${hd} + b: head ${hd}'s query, ${dh} numbers.`,
     stepScores: (dh, root) =>
-      `For every key j: k_j and v_j (from the same x W^K_h, x W^V_h), the score q·k_j, ` +
-      `divided by √d_k = √${dh} = ${fixed(root, 3)}, and the softmax over the keys.`,
+      `For every key j: the score q·k_j, divided by √d_k = √${dh} = ${fixed(root, 3)}, ` +
+      "the softmax over the keys, and the key's k_j and v_j (x_j W^K_h + b, x_j W^V_h + b).",
     stepSum: (hd) => `The weighted sum Σ_j w_j v_j: head ${hd}'s output for this query.`,
     stepConcat: (H) => `Concat: the ${H} heads' outputs side by side, d_model numbers.`,
     stepOut: "Concat · W^O + b: the attention's output at this position.",
@@ -110,8 +110,8 @@ const TEXT = {
     stepX: (l, i, id) => `x：第 ${l} 层的注意力在位置 ${i}（token ${id}）收到的输入，d_model 个数。`,
     stepQ: (hd, dh) => `q = x W^Q_${hd} + b：头 ${hd} 的查询，${dh} 个数。`,
     stepScores: (dh, root) =>
-      `每个键 j：k_j 与 v_j（同样来自 x W^K_h、x W^V_h），分数 q·k_j，` +
-      `除以 √d_k = √${dh} = ${fixed(root, 3)}，再对所有键做 softmax。`,
+      `每个键 j：分数 q·k_j，除以 √d_k = √${dh} = ${fixed(root, 3)}，对所有键做 softmax，` +
+      "以及这个键的 k_j 与 v_j（x_j W^K_h + b、x_j W^V_h + b）。",
     stepSum: (hd) => `加权和 Σ_j w_j v_j：头 ${hd} 对这个查询的输出。`,
     stepConcat: (H) => `Concat：${H} 个头的输出并排，共 d_model 个数。`,
     stepOut: "Concat · W^O + b：注意力在这个位置的输出。",
@@ -354,17 +354,17 @@ function traceView(st, ids, pick, t, config) {
       { class: j === pick.k ? "explorer__picked" : false },
       h("th", { scope: "row", text: `${j}` }),
       h("td", { text: `${id}` }),
-      h("td", {}, h("code", { text: vector(st.k[hd][j]) })),
       h("td", { text: fixed(st.scores[hd][i][j], 3) }),
       h("td", { text: fixed(st.scaled[hd][i][j], 3) }),
       h("td", { text: fixed(st.weights[hd][i][j], 3) }),
+      h("td", {}, h("code", { text: vector(st.k[hd][j]) })),
       h("td", {}, h("code", { text: vector(st.v[hd][j]) })),
     ),
   );
   const head = h(
     "tr",
     {},
-    [t.colKey, t.colToken, `k_j`, `q·k_j`, `÷ √${dh}`, t.colSoftmax, "v_j"].map((c) => h("th", { scope: "col", text: c })),
+    [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax, "k_j", "v_j"].map((c) => h("th", { scope: "col", text: c })),
   ); // prettier-ignore
   const table = h("table", {}, h("thead", {}, head), h("tbody", {}, keys));
   const M = "scaled-dot-product-attention";

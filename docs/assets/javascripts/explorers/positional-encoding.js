@@ -24,7 +24,7 @@ const TEXT = {
       `Dot product of the encodings of positions p and p + m against m, for p = 0 and ` +
       `p = ${p}; ${same ? "the two curves coincide" : "the curves differ"}.`,
     position: "position pos",
-    dimension: "dimension (column 2k: sine of pair k; 2k + 1: its cosine)",
+    dimension: "dimension (2k: sin, 2k + 1: cos of pair k)",
     offset: "offset m",
     value: "value",
     dim: (i) => `dimension ${i}: ${i % 2 ? "cos" : "sin"} of pair k = ${Math.floor(i / 2)}`,
@@ -50,7 +50,7 @@ const TEXT = {
       `位置 p 与 p + m 的编码的点积随 m 的变化，p = 0 与 p = ${p}；` +
       `${same ? "两条曲线重合" : "两条曲线不同"}。`,
     position: "位置 pos",
-    dimension: "维度（第 2k 列：第 k 对的正弦；第 2k + 1 列：它的余弦）",
+    dimension: "维度（2k：第 k 对的 sin，2k + 1：cos）",
     offset: "偏移 m",
     value: "值",
     dim: (i) => `第 ${i} 维：第 k = ${Math.floor(i / 2)} 对的 ${i % 2 ? "cos" : "sin"}`,
