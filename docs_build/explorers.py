@@ -21,31 +21,40 @@ import math
 import torch
 
 from docs_build.figures import write
-from encoder import TokenClassifier, attention_maps, scaled_dot_product_attention
+from encoder import (
+    PositionalEncoding,
+    TokenClassifier,
+    attention_maps,
+    scaled_dot_product_attention,
+)
 
 # Inputs of the test vectors: a short, a typical and a full-length sequence, and one longer
 # than any in training (the widget accepts up to max_len).
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
-def _config(model: TokenClassifier) -> dict:
+def _config(model: TokenClassifier, scaled: bool = True) -> dict:
     encoder = model.encoder
     layer = encoder.layers[0]
+    position = encoder.embedding.position
     return {
         "vocab_size": encoder.embedding.token.num_embeddings,
         "d_model": layer.self_attn.d_model,
         "n_head": layer.self_attn.n_head,
         "d_ff": layer.ff.linear1.out_features,
         "n_layers": len(encoder.layers),
-        "max_len": encoder.embedding.position.max_len,
+        # without positions (nn.Identity), the length the other models take
+        "max_len": getattr(position, "max_len", 16),
         "n_classes": model.head.out_features,
         "norm_first": layer.norm_first,
         "eps": layer.norm1.eps,
         "embedding_scale": encoder.embedding.token.scale,
+        "positions": isinstance(position, PositionalEncoding),
+        "scaled": scaled,  # False: remove_score_scaling's softmax(q k^T)
     }
 
 
-def export_weights(model: TokenClassifier, task: str) -> dict:
+def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
     """Configuration and parameters of ``model``, JSON-ready."""
     params = {
         name: {
@@ -54,7 +63,7 @@ def export_weights(model: TokenClassifier, task: str) -> dict:
         }
         for name, p in model.named_parameters()
     }
-    return {"task": task, "config": _config(model), "params": params}
+    return {"task": task, "config": _config(model, scaled), "params": params}
 
 
 @torch.no_grad()
@@ -127,3 +136,55 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     attrs["data-tasks"] = " ".join(models)
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
+
+
+# --- Break it live ------------------------------------------------------------------------------
+# The ablations the Train page trains, beside the intact models: name -> (task, what changes).
+# "no-mask" reuses the intact reversal model, run on its sequence padded to 12 tokens, as in a
+# batch, without the padding mask.
+BROKEN_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
+
+
+@torch.no_grad()
+def _broken_vectors(model: TokenClassifier, pad_to: int | None, scaled: bool) -> list[dict]:
+    """The package's logits on BROKEN_INPUTS for a broken variant: padded to ``pad_to``
+    without the mask, or (``scaled=False``) a model that carries ``remove_score_scaling``'s
+    hooks, which the copy keeps."""
+    model = copy.deepcopy(model).double().eval()
+    hooked = all(layer.self_attn.in_proj._forward_hooks for layer in model.encoder.layers)
+    assert hooked == (not scaled), "scaled=False is for a model with remove_score_scaling"
+    vectors = []
+    for ids in BROKEN_INPUTS:
+        x = torch.tensor([ids + [0] * ((pad_to or 0) - len(ids))])
+        if pad_to:
+            model.encoder.padding_idx = None  # the Encoder then masks no key
+        vectors.append({"ids": ids, "logits": model(x)[0, : len(ids)].tolist()})
+    return vectors
+
+
+def break_it_explorer(
+    intact: dict[str, TokenClassifier], broken: dict[str, tuple], challenges: dict
+) -> str:
+    """Write the broken models and their test vectors; return the explorer's HTML.
+
+    ``broken``: name -> (task, model or None for the intact one, options), options among
+    ``pad_to`` (run padded to this length without the mask) and ``scaled=False``.
+    ``challenges``: the numbers the page asserts for the built-in challenges (JSON-ready)."""
+    spec, tests = {}, {}
+    for name, (task, model, options) in broken.items():
+        scaled = options.get("scaled", True)
+        if model is None:
+            path, model = f"explorers/attention-{task}.json", intact[task]
+        else:
+            blob = json.dumps(export_weights(model, task, scaled), separators=(",", ":"))
+            path = write(f"explorers/broken-{name}.json", blob)
+        spec[name] = {"task": task, "model": path, "intact": f"explorers/attention-{task}.json",
+                      "pad_to": options.get("pad_to")}  # fmt: skip
+        tests[name] = _broken_vectors(model, options.get("pad_to"), scaled)
+    attrs = {
+        "data-variants": json.dumps(spec, separators=(",", ":")),
+        "data-challenges": json.dumps(challenges, separators=(",", ":")),
+        "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
+    }
+    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
+    return f'<div class="explorer" data-explorer="break-it" {attributes}></div>'

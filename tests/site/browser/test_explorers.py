@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import numpy as np
 import pytest
@@ -387,4 +388,67 @@ def test_scale_explorer_sharpens_the_softmax(page, site, problems, lang):
     page.keyboard.press("Tab")  # from "divide" (just checked) to "New scores"
     page.keyboard.press("Enter")
     assert not np.allclose(page.evaluate("el => el.explorer.scores()", handle), scores)
+    assert problems == []
+
+
+# --- Break it live ----------------------------------------------------------------------------
+def test_broken_models_equal_the_package(page, site, problems):
+    widget = _open(page, site, "train/", "break-it")
+    element = widget.element_handle()
+    tests = page.evaluate(FETCH_JSON, [widget.get_attribute("data-tests"), site.base])
+    assert sorted(tests) == ["no-mask", "no-positions", "no-scaling", "post-norm"]
+    worst = {}
+    for name, vectors in tests.items():
+        for vector in vectors:
+            got = page.evaluate("async ([el, n, ids]) => el.explorer.run(n, ids)",
+                                [element, name, vector["ids"]])  # fmt: skip
+            diff = np.abs(np.asarray(got) - np.asarray(vector["logits"])).max()
+            worst[name, tuple(vector["ids"])] = float(diff)
+    key = max(worst, key=worst.get)
+    print(f"broken models: max |browser - package| over {len(worst)} runs: {worst[key]:.2e}")
+    assert worst[key] <= EXACT, f"{key}: {worst[key]:.2e}"
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_break_it_predict_then_see(page, site, problems, lang):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    widget = _open(page, site, LANGUAGES[lang] + "train/", "break-it")
+    show = widget.locator("button:not([data-challenge])")
+    # Nothing is shown before a prediction.
+    show.click()
+    assert widget.locator("table").count() == 0
+    assert widget.get_attribute("data-revealed") is None
+    # Without positions, on the default input: predict, then see both models.
+    widget.locator("input[value=wrong]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    assert widget.locator("tbody tr").count() == 4
+    assert any("broken-no-positions.json" in url for url in requested)
+    assert not any("broken-no-scaling.json" in url for url in requested)  # fetched on demand
+    # Switching variant hides the answer until the next prediction.
+    widget.locator("input[value=post-norm]").check()
+    assert widget.get_attribute("data-revealed") is None
+    assert widget.locator("table").count() == 0
+    # The challenge "3 3 3" on count: the intact model's answer and the page's numbers.
+    challenges = json.loads(widget.get_attribute("data-challenges"))
+    widget.locator("[data-challenge=count]").click()
+    widget.locator("input[value=right]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    answer = challenges["count"]["answer"]
+    cells = widget.locator("tbody tr").nth(2).locator("td").all_inner_texts()
+    assert [c.split()[0] for c in cells] == [str(a) for a in answer]
+    note = widget.locator(".explorer__note").inner_text()
+    assert " ".join(map(str, answer)) in note
+    assert f"{100 * challenges['count']['all_equal']:.1f} %" in note
+    assert ("Not what you predicted" if lang == "en" else "和你预测的不一样") in _status(widget)
+    # 13 tokens on reverse.
+    widget.locator("[data-challenge=reverse]").click()
+    widget.locator("input[value=wrong]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    assert widget.locator("tbody tr").first.locator("td").count() == 13
+    assert f"{100 * challenges['reverse']['accuracy']:.1f} %" in widget.locator(".explorer__note").inner_text()
     assert problems == []

@@ -130,7 +130,7 @@ function decode(base64) {
 }
 
 /** A model from the exported JSON: config and named parameters (Float64Array, row-major). */
-function load(json) {
+export function load(json) {
   const params = {};
   for (const [name, p] of Object.entries(json.params)) params[name] = decode(p.data);
   return { task: json.task, config: json.config, params };
@@ -170,7 +170,7 @@ const dot = (a, b) => a.reduce((acc, v, i) => acc + v * b[i], 0);
  * heads, concat, out}] with q, k, v, heads [head][position][d_k], scores, scaled and weights
  * [head][query][key], concat and out [position][d_model].
  */
-function attention(rows, P, prefix, { d_model: d, n_head: H }) {
+function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = true }) {
   const dh = d / H;
   const qkv = linear(rows, P[`${prefix}.in_proj.weight`], P[`${prefix}.in_proj.bias`], 3 * d);
   // in_proj's output holds [q | k | v]; head hd owns columns hd * dh … (hd + 1) * dh of each.
@@ -180,7 +180,9 @@ function attention(rows, P, prefix, { d_model: d, n_head: H }) {
     );
   const [q, k, v] = [split(0), split(d), split(2 * d)];
   const scores = q.map((qh, hd) => qh.map((qi) => k[hd].map((kj) => dot(qi, kj))));
-  const scaled = scores.map((sh) => sh.map((row) => row.map((z) => z / Math.sqrt(dh))));
+  // divide false: remove_score_scaling's model (the Train page's "Why √d_k"), softmax(q k^T).
+  const divisor = divide === false ? 1 : Math.sqrt(dh);
+  const scaled = scores.map((sh) => sh.map((row) => row.map((z) => z / divisor)));
   const weights = scaled.map((sh) => sh.map((row) => softmax(row)));
   const heads = weights.map((wh, hd) =>
     wh.map((row) => {
@@ -215,9 +217,12 @@ export function forward(model, ids) {
   const d = c.d_model;
   const E = P["encoder.embedding.token.weight"];
   const pe = sinusoidalTable(ids.length, d);
+  const withPositions = c.positions !== false; // false: the Train page's model without them
   let x = ids.map((id, t) => {
     const row = new Float64Array(d);
-    for (let i = 0; i < d; i += 1) row[i] = E[id * d + i] * c.embedding_scale + pe[t][i];
+    for (let i = 0; i < d; i += 1) {
+      row[i] = E[id * d + i] * c.embedding_scale + (withPositions ? pe[t][i] : 0);
+    }
     return row;
   });
   const attentionMaps = [];
@@ -246,7 +251,7 @@ export function forward(model, ids) {
 }
 
 // --- the tasks -----------------------------------------------------------------------------------
-const EXPECTED = {
+export const EXPECTED = {
   reverse: (ids) => [...ids].reverse(),
   sort: (ids) => [...ids].sort((a, b) => a - b),
   count: (ids) => ids.map((t) => ids.filter((u) => u === t).length),
