@@ -31,6 +31,7 @@ const TEXT = {
     rowIntact: "Intact",
     rowBroken: "Broken",
     tally: (a, b, n) => `Intact model: ${a} of ${n} right. Broken model: ${b} of ${n} right.`,
+    tallyIntact: (a, n) => `Intact model: ${a} of ${n} right.`,
     verdict: (ok) => (ok ? " Your prediction was right." : " Not what you predicted."),
     challenges: "Challenges for the intact models",
     challenge: { count: "3 3 3 on count", reverse: "13 tokens on reverse" },
@@ -67,6 +68,7 @@ const TEXT = {
     rowIntact: "完整模型",
     rowBroken: "被破坏的模型",
     tally: (a, b, n) => `完整模型：${n} 个位置对 ${a} 个。被破坏的模型：${n} 个位置对 ${b} 个。`,
+    tallyIntact: (a, n) => `完整模型：${n} 个位置对 ${a} 个。`,
     verdict: (ok) => (ok ? "你的预测是对的。" : "和你预测的不一样。"),
     challenges: "给完整模型的挑战",
     challenge: { count: "计数任务上的 3 3 3", reverse: "反转任务上的 13 个 token" },
@@ -236,7 +238,7 @@ export function mount(root) {
     const b = mode.variant ? right(rows[3][1]) : a;
     const allRight = b === ids.length;
     status.textContent =
-      (mode.variant ? t.tally(a, b, ids.length) : t.tally(a, a, ids.length).split(". ")[0] + ".") +
+      (mode.variant ? t.tally(a, b, ids.length) : t.tallyIntact(a, ids.length)) +
       t.verdict((guess.value === "right") === allRight);
     output.replaceChildren(
       h(
