@@ -472,6 +472,9 @@ export function mount(root) {
     h("div", { class: "explorer__controls" }, layerField, headField, queryField),
     traceBody,
   );
+  // Keep the placeholder's height (extra.css) until the first drawing: the controls alone are
+  // short, and the page would jump, taking the explorer out of view before it is drawn.
+  root.style.minHeight = `${root.getBoundingClientRect().height}px`;
   root.replaceChildren(
     h(
       "div",
@@ -558,6 +561,7 @@ export function mount(root) {
     }
     if (ticket !== pending) return; // a newer input is on its way
     root.dataset.ready = "";
+    root.style.minHeight = "";
     const parsed = parse(state.text, loaded.config.max_len, t);
     root.dataset.state = parsed.error ? "error" : "ok";
     if (parsed.error) {
