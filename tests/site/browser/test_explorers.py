@@ -103,7 +103,8 @@ def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site.url("train/"), wait_until="networkidle")
     widget = page.locator("[data-explorer='attention']")
-    models = {page.evaluate("([u, root]) => new URL(u, root).href", [widget.get_attribute(a), site.base])
+    href = "([u, root]) => new URL(u, root).href"
+    models = {page.evaluate(href, [widget.get_attribute(a), site.base])
               for a in ("data-model-count", "data-model-reverse", "data-model-sort")}  # fmt: skip
     assert models.isdisjoint(requested), "weights fetched before the explorer was in view"
     widget.scroll_into_view_if_needed()
@@ -212,11 +213,18 @@ def test_trace_one_query_equals_the_package(page, site, problems):
 
     # Tap a cell: layer 1, head 2, query 3, key 5 of the default sequence (reverse's).
     trace = next(v for v in tests["reverse"] if "trace" in v)
-    assert widget.locator("input[type=text]").input_value().split() == [str(i) for i in trace["ids"]]
+    assert widget.locator("input[type=text]").input_value().split() == [
+        str(i) for i in trace["ids"]
+    ]
     layer, head, q, k = 1, 2, 3, 5
     cell = widget.locator(".explorer__layer").nth(layer).locator(".explorer__map").nth(head)
     cell.locator(f"rect[data-q='{q}'][data-k='{k}']").click()
-    assert page.evaluate("el => el.explorer.pick()", element) == {"layer": layer, "head": head, "q": q, "k": k}
+    assert page.evaluate("el => el.explorer.pick()", element) == {
+        "layer": layer,
+        "head": head,
+        "q": q,
+        "k": k,
+    }
     steps = trace["trace"][layer]
     weight = steps["weights"][head][q][k]
     assert f"weight {weight:.3f}" in widget.locator(".explorer__readout-line").inner_text()
@@ -272,7 +280,11 @@ SMALLEST = """root => {
 }"""
 
 
-PAGES = {"positional-encoding": "positional-encoding/", "scale": "attention/", "attention": "train/"}
+PAGES = {
+    "positional-encoding": "positional-encoding/",
+    "scale": "attention/",
+    "attention": "train/",
+}
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -378,8 +390,8 @@ def test_scale_explorer_sharpens_the_softmax(page, site, problems, lang):
     assert "s = 1" in _status(widget)
     # The Jacobian's curve is the package-free formula's, and the sentence says its shape.
     shape = page.evaluate("el => el.explorer.shape()", handle)
-    curve = [_jacobian_norm(np.exp(z := 2**l * scores - (2**l * scores).max()) / np.exp(z).sum())
-             for l in shape["logs"]]  # fmt: skip
+    curve = [_jacobian_norm(np.exp(z := 2**x * scores - (2**x * scores).max()) / np.exp(z).sum())
+             for x in shape["logs"]]  # fmt: skip
     assert np.allclose(shape["values"], curve, atol=1e-12)
     rises = max(curve) > _jacobian_norm(np.full(10, 0.1)) + 1e-6
     words = {"en": ("is not monotone", "only falls"), "zh": ("并不单调", "只下降")}[lang]
@@ -450,5 +462,6 @@ def test_break_it_predict_then_see(page, site, problems, lang):
     show.click()
     page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
     assert widget.locator("tbody tr").first.locator("td").count() == 13
-    assert f"{100 * challenges['reverse']['accuracy']:.1f} %" in widget.locator(".explorer__note").inner_text()
+    note = widget.locator(".explorer__note").inner_text()
+    assert f"{100 * challenges['reverse']['accuracy']:.1f} %" in note
     assert problems == []
