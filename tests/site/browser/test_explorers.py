@@ -397,6 +397,11 @@ def test_scale_explorer_sharpens_the_softmax(page, site, problems, lang):
     words = {"en": ("is not monotone", "only falls"), "zh": ("并不单调", "只下降")}[lang]
     assert words[0 if rises else 1] in _status(widget)
     assert ("Largest weight" if lang == "en" else "最大权重") in _status(widget)
+    # A tap on a bar reads its weight.
+    widget.locator(".explorer__hit[data-key='3']").click()
+    weight = page.evaluate("el => el.explorer.weights()[3]", handle)
+    assert f"{weight:.3f}" in widget.locator(".explorer__readout-line").inner_text()
+    widget.locator("input[type=checkbox]").focus()
     page.keyboard.press("Tab")  # from "divide" (just checked) to "New scores"
     page.keyboard.press("Enter")
     assert not np.allclose(page.evaluate("el => el.explorer.scores()", handle), scores)

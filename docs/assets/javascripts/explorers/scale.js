@@ -27,6 +27,8 @@ const TEXT = {
       `For these scores ‖J‖ only falls as s grows: ${j0} when all keys are equal (s → 0), ` +
       `${j32} at s = 32. Other scores make it rise first: try new scores.`,
     note: "Bars: the softmax weight of each key. Under each bar, its score z; the softmax reads s·z.",
+    tap: "Tap or click a bar for its weight.",
+    picked: (i, z, sz, w) => `Key ${i}: score z = ${z}, s·z = ${sz}, weight ${w}.`,
     label: (sc, weights) => `Softmax weights of ten keys at s = ${sc}: ${weights}.`,
     jacLabel: "Size of the softmax's Jacobian, ‖diag(p) − p pᵀ‖, against the scale s.",
     jacAxis: "scale s (log scale)",
@@ -52,6 +54,8 @@ const TEXT = {
       `对这组分数，‖J‖ 随 s 增大只下降：所有键相等时（s → 0）为 ${j0}，s = 32 时为 ${j32}。` +
       "换一组分数，它往往先升后降。",
     note: "柱：每个键的 softmax 权重。柱下方是它的分数 z；softmax 读取的是 s·z。",
+    tap: "点击或轻触一根柱，可看到它的权重。",
+    picked: (i, z, sz, w) => `键 ${i}：分数 z = ${z}，s·z = ${sz}，权重 ${w}。`,
     label: (sc, weights) => `s = ${sc} 时十个键的 softmax 权重：${weights}。`,
     jacLabel: "softmax 雅可比矩阵的大小 ‖diag(p) − p pᵀ‖ 随缩放 s 的变化。",
     jacAxis: "缩放 s（对数刻度）",
@@ -100,7 +104,7 @@ export function jacobianShape(scores) {
 
 export function mount(root) {
   const t = strings(TEXT);
-  const state = { scores: draw(), log2dk: LOG2_DK.start, divided: false };
+  const state = { scores: draw(), log2dk: LOG2_DK.start, divided: false, picked: null };
   const id = uid("scale");
   const divideId = uid("scale-divide");
   const statusId = uid("scale-status");
@@ -118,6 +122,7 @@ export function mount(root) {
   const redraw = h("button", { type: "button", text: t.redraw });
   const status = statusLine(statusId);
   const chart = h("div", { class: "explorer__bars" });
+  const picked = h("p", { class: "explorer__readout-line", "aria-live": "polite" });
   const curve = h("figure", { class: "explorer__curve" });
   root.replaceChildren(
     h(
@@ -135,6 +140,7 @@ export function mount(root) {
     ),
     status,
     chart,
+    picked,
     h("p", { class: "explorer__note", text: t.note }),
     curve,
   );
@@ -170,7 +176,10 @@ export function mount(root) {
         class: "explorer__bar",
       });
       bar.append(s("title", { text: `${t.key} ${i}: ${t.weight} ${fixed(w, 3)}` }));
-      svg.append(bar);
+      // The whole column is the target, so that a small bar is easy to tap.
+      const hit = s("rect", { x: x - 3, y: 0, width: bw + 6, height: H + 48, "data-key": i,
+                              class: "explorer__hit" }); // prettier-ignore
+      svg.append(bar, hit);
       const tick = (y, text) =>
         s("text", { x: x + bw / 2, y, "text-anchor": "middle", class: "explorer__tick", text });
       svg.append(tick(H + 26, fixed(state.scores[i], 1)), tick(H + 44, `${i}`));
@@ -196,7 +205,17 @@ export function mount(root) {
         : t.falls(fixed(shape.j0), fixed(shape.j32, 3)));
     const W = plotWidth(chart);
     drawnWidth = W;
-    chart.replaceChildren(bars(p, sc, W));
+    const barChart = bars(p, sc, W);
+    barChart.addEventListener("click", (event) => {
+      const hit = event.target.closest("[data-key]");
+      if (!hit) return;
+      state.picked = Number(hit.dataset.key);
+      render();
+    });
+    chart.replaceChildren(barChart);
+    const i = state.picked;
+    picked.textContent =
+      i === null ? t.tap : t.picked(i, fixed(state.scores[i], 2), fixed(sc * state.scores[i], 2), fixed(p[i], 3));
     const xTicks = [-4, -2, 0, 2, 4].map((l) => [l, l < 0 ? `1/${2 ** -l}` : `${2 ** l}`]);
     const [svg] = linePlot([{ values: shape.values }], {
       W,
