@@ -3,8 +3,9 @@
 ``attention_explorer(models)`` (called by a fence of docs/train.md) writes, for each trained
 ``TokenClassifier``, one JSON file with its configuration and its parameters (float32,
 little-endian, base64), and one JSON file of test vectors: inputs with the package's logits
-and attention maps, which the browser tests compare with the page's own forward pass
-(``docs/assets/javascripts/explorers/attention.js``). They are
+and attention maps, and every intermediate tensor of each layer's attention (``trace``: the
+explorer's "Trace one query"), which the browser tests compare with the page's own forward
+pass (``docs/assets/javascripts/explorers/attention.js``). They are
 files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
 returns the widget's HTML, whose attributes give their paths from the site's root.
 """
@@ -15,36 +16,64 @@ import base64
 import copy
 import html
 import json
+import math
 
 import torch
 
 from docs_build.figures import write
-from encoder import TokenClassifier, attention_maps
+from encoder import (
+    PositionalEncoding,
+    TokenClassifier,
+    attention_maps,
+    scaled_dot_product_attention,
+)
+from encoder.experiments import ScaleQueries
 
-# Inputs of the test vectors: a short, a typical and a full-length sequence, and one longer
-# than any in training (the widget accepts up to max_len).
+# Inputs of the test vectors: a short, a typical and a full-length (12 tokens, the longest the
+# tasks train on) sequence; the widget accepts up to max_len.
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
-def _config(model: TokenClassifier) -> dict:
+def _config(model: TokenClassifier, scaled: bool = True) -> dict:
     encoder = model.encoder
     layer = encoder.layers[0]
+    position = encoder.embedding.position
     return {
         "vocab_size": encoder.embedding.token.num_embeddings,
         "d_model": layer.self_attn.d_model,
         "n_head": layer.self_attn.n_head,
         "d_ff": layer.ff.linear1.out_features,
         "n_layers": len(encoder.layers),
-        "max_len": encoder.embedding.position.max_len,
+        # without positions (nn.Identity), the length the other models take
+        "max_len": getattr(position, "max_len", 16),
         "n_classes": model.head.out_features,
         "norm_first": layer.norm_first,
         "eps": layer.norm1.eps,
         "embedding_scale": encoder.embedding.token.scale,
+        "positions": isinstance(position, PositionalEncoding),
+        "scaled": scaled,  # False: remove_score_scaling's softmax(q k^T)
     }
 
 
-def export_weights(model: TokenClassifier, task: str) -> dict:
-    """Configuration and parameters of ``model``, JSON-ready."""
+def reproducible(model: TokenClassifier, scaled: bool = True) -> None:
+    """Raise unless the page's JavaScript computes what ``model`` computes: sinusoidal positions
+    or none, padding id 0, and the 1/sqrt(d_k) scaling unless ``scaled`` is False, in
+    which case every attention carries ``remove_score_scaling``'s hook."""
+    encoder = model.encoder
+    position = encoder.embedding.position
+    if not isinstance(position, PositionalEncoding | torch.nn.Identity):
+        raise ValueError(f"the page computes sinusoidal positions or none, not {position}")
+    if encoder.padding_idx != 0:
+        raise ValueError(f"the page takes 0 as the padding id, not {encoder.padding_idx}")
+    for n, layer in enumerate(encoder.layers):
+        hook = getattr(layer.self_attn.in_proj, "query_scaling", None)
+        if isinstance(hook, ScaleQueries) == scaled:
+            raise ValueError(f"layer {n}: scaled={scaled}, but its scaling hook is {hook}")
+
+
+def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
+    """Configuration and parameters of ``model``, JSON-ready; ``reproducible`` first."""
+    reproducible(model, scaled)
     params = {
         name: {
             "shape": list(p.shape),
@@ -52,15 +81,15 @@ def export_weights(model: TokenClassifier, task: str) -> dict:
         }
         for name, p in model.named_parameters()
     }
-    return {"task": task, "config": _config(model), "params": params}
+    return {"task": task, "config": _config(model, scaled), "params": params}
 
 
 @torch.no_grad()
 def test_vectors(model: TokenClassifier) -> list[dict]:
     """The package's logits and attention maps for ``TEST_INPUTS``, one sequence at a time
     (the widget runs one unpadded sequence). Computed in float64 from the float32 weights,
-    as the page computes: what remains between the two is the page's own error, not
-    float32 rounding."""
+    as the page computes; the positional table is the package's, computed in float32 and then
+    widened, where the page computes it in float64: that rounding (about 1e-7) remains."""
     model = copy.deepcopy(model).double().eval()
     vectors = []
     for ids in TEST_INPUTS:
@@ -75,6 +104,43 @@ def test_vectors(model: TokenClassifier) -> list[dict]:
     return vectors
 
 
+@torch.no_grad()
+def attention_steps(model: TokenClassifier, ids: list[int]) -> list[dict]:
+    """Every step of each layer's self-attention for one sequence, from the package's own
+    modules: x (what the attention receives), q, k, v per head (``in_proj``), the scores
+    q k^T, the scores divided by sqrt(d_k), the softmax weights and the heads' outputs
+    (``scaled_dot_product_attention``), their concatenation and the output (``out_proj``).
+    Shapes: x, concat, out (T, d_model); q, k, v, heads (H, T, d_k); scores, scaled,
+    weights (H, T, T). The output is checked against the module's forward."""
+    model = copy.deepcopy(model).double().eval()
+    inputs: list[torch.Tensor] = []
+    hooks = [
+        layer.self_attn.register_forward_pre_hook(lambda m, args: inputs.append(args[0]))
+        for layer in model.encoder.layers
+    ]
+    try:
+        model(torch.tensor([ids]))
+    finally:
+        for hook in hooks:
+            hook.remove()
+    steps = []
+    for layer, x in zip(model.encoder.layers, inputs, strict=True):
+        attn = layer.self_attn
+        T, H, dh = len(ids), attn.n_head, attn.d_head
+        q, k, v = (
+            t.view(T, H, dh).transpose(0, 1) for t in attn.in_proj(x[0]).chunk(3, dim=-1)
+        )  # (H, T, dh) each
+        scores = q @ k.transpose(-2, -1)  # (H, T, T)
+        heads, weights = scaled_dot_product_attention(q, k, v)
+        concat = heads.transpose(0, 1).reshape(T, H * dh)
+        out = attn.out_proj(concat)
+        assert torch.allclose(out, attn(x, x, x)[0], atol=1e-12)  # the module's own output
+        named = dict(x=x[0], q=q, k=k, v=v, scores=scores, scaled=scores / math.sqrt(dh),
+                     weights=weights, heads=heads, concat=concat, out=out)  # fmt: skip
+        steps.append({name: t.tolist() for name, t in named.items()})
+    return steps
+
+
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     attrs = {}
@@ -83,7 +149,59 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
         blob = json.dumps(export_weights(model, task), separators=(",", ":"))
         attrs[f"data-model-{task}"] = write(f"explorers/attention-{task}.json", blob)
         tests[task] = test_vectors(model)
+        tests[task][1]["trace"] = attention_steps(model, tests[task][1]["ids"])
     attrs["data-tests"] = write("explorers/attention-tests.json", json.dumps(tests))
     attrs["data-tasks"] = " ".join(models)
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
+
+
+# --- Break it live ------------------------------------------------------------------------------
+# The ablations the Train page trains, beside the intact models: name -> (task, what changes).
+# "no-mask" reuses the intact reversal model, run on its sequence padded to 12 tokens, as in a
+# batch, without the padding mask.
+BROKEN_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
+
+
+@torch.no_grad()
+def _broken_vectors(model: TokenClassifier, pad_to: int | None, scaled: bool) -> list[dict]:
+    """The package's logits on BROKEN_INPUTS for a broken variant: padded to ``pad_to``
+    without the mask, or (``scaled=False``) a model that carries ``remove_score_scaling``'s
+    hooks, which the copy keeps."""
+    reproducible(model, scaled)
+    model = copy.deepcopy(model).double().eval()
+    vectors = []
+    for ids in BROKEN_INPUTS:
+        x = torch.tensor([ids + [0] * ((pad_to or 0) - len(ids))])
+        if pad_to:
+            model.encoder.padding_idx = None  # the Encoder then masks no key
+        vectors.append({"ids": ids, "logits": model(x)[0, : len(ids)].tolist()})
+    return vectors
+
+
+def break_it_explorer(
+    intact: dict[str, TokenClassifier], broken: dict[str, tuple], challenges: dict
+) -> str:
+    """Write the broken models and their test vectors; return the explorer's HTML.
+
+    ``broken``: name -> (task, model or None for the intact one, options), options among
+    ``pad_to`` (run padded to this length without the mask) and ``scaled=False``.
+    ``challenges``: the numbers the page asserts for the built-in challenges (JSON-ready)."""
+    spec, tests = {}, {}
+    for name, (task, model, options) in broken.items():
+        scaled = options.get("scaled", True)
+        if model is None:
+            path, model = f"explorers/attention-{task}.json", intact[task]
+        else:
+            blob = json.dumps(export_weights(model, task, scaled), separators=(",", ":"))
+            path = write(f"explorers/broken-{name}.json", blob)
+        spec[name] = {"task": task, "model": path, "intact": f"explorers/attention-{task}.json",
+                      "pad_to": options.get("pad_to")}  # fmt: skip
+        tests[name] = _broken_vectors(model, options.get("pad_to"), scaled)
+    attrs = {
+        "data-variants": json.dumps(spec, separators=(",", ":")),
+        "data-challenges": json.dumps(challenges, separators=(",", ":")),
+        "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
+    }
+    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
+    return f'<div class="explorer" data-explorer="break-it" {attributes}></div>'

@@ -2,9 +2,10 @@
 
 - The attention explorer (Train page) runs the trained models in JavaScript: its forward pass
   must equal the package's on the test vectors the build exported, and on fresh sequences run
-  by the package with the exported weights.
+  by the package with the exported weights; so must every step of its trace of one query.
 - The positional-encoding explorer must show the package's sinusoidal table.
-- The scale explorer must show softmax(s * scores), sharper as s grows.
+- The scale explorer must show softmax(s * scores), sharper as s grows, s = sqrt(d_k).
+- Their text is at least 9 px on a 390 px screen, and the token table scrolls there.
 - Each is driven by the keyboard, answers bad input with a message in the widget (and keeps
   working) and speaks the page's language. Their colours in the dark scheme: ``test_pages.py``.
 """
@@ -12,6 +13,7 @@
 from __future__ import annotations
 
 import base64
+import json
 
 import numpy as np
 import pytest
@@ -55,7 +57,8 @@ def _package_model(weights: dict) -> TokenClassifier:
     return model.double()
 
 
-FETCH_JSON = "async (url) => (await fetch(new URL(url, location.href))).json()"
+# The data-* paths of site files are from the site's root (docs_build.figures.write).
+FETCH_JSON = "async ([url, root]) => (await fetch(new URL(url, root))).json()"
 RUN = "async ([el, task, ids]) => el.explorer.run(task, ids)"
 
 
@@ -67,7 +70,7 @@ def _max_diff(got: dict, logits, attention) -> float:
 def test_attention_explorer_equals_the_package(page, site, problems):
     widget = _open(page, site, "train/", "attention")
     element = widget.element_handle()
-    tests = page.evaluate(FETCH_JSON, widget.get_attribute("data-tests"))
+    tests = page.evaluate(FETCH_JSON, [widget.get_attribute("data-tests"), site.base])
     tasks = widget.get_attribute("data-tasks").split()
     assert sorted(tests) == sorted(tasks) == ["count", "reverse", "sort"]
     diffs = {}
@@ -79,7 +82,7 @@ def test_attention_explorer_equals_the_package(page, site, problems):
                 got, vector["logits"], vector["attention"]
             )
         # Fresh sequences, run here by the package with the exported weights.
-        weights = page.evaluate(FETCH_JSON, widget.get_attribute(f"data-model-{task}"))
+        weights = page.evaluate(FETCH_JSON, [widget.get_attribute(f"data-model-{task}"), site.base])
         model = _package_model(weights)
         g = torch.Generator().manual_seed(0)
         for n in (1, 5, 12, 16):
@@ -100,7 +103,8 @@ def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site.url("train/"), wait_until="networkidle")
     widget = page.locator("[data-explorer='attention']")
-    models = {page.evaluate("u => new URL(u, location.href).href", widget.get_attribute(a))
+    href = "([u, root]) => new URL(u, root).href"
+    models = {page.evaluate(href, [widget.get_attribute(a), site.base])
               for a in ("data-model-count", "data-model-reverse", "data-model-sort")}  # fmt: skip
     assert models.isdisjoint(requested), "weights fetched before the explorer was in view"
     widget.scroll_into_view_if_needed()
@@ -161,11 +165,11 @@ def test_attention_explorer_by_keyboard(page, site, problems):
     expected = "1358"
 
     def rows() -> list[str]:
-        cells = widget.locator("tbody tr").nth(1).locator("td").all_inner_texts()
+        cells = widget.locator(".explorer__output tbody tr").nth(1).locator("td").all_inner_texts()
         return ["".join(c.split()) for c in cells]
 
     page.wait_for_function(
-        "el => el.querySelectorAll('tbody tr:nth-child(2) td').length === 4",
+        "el => el.querySelectorAll('.explorer__output tbody tr:nth-child(2) td').length === 4",
         arg=widget.element_handle(),
     )
     assert "".join(rows()) == expected  # the expected row of the sort task
@@ -180,10 +184,140 @@ def test_attention_explorer_by_keyboard(page, site, problems):
     assert problems == []
 
 
+def _texts(values, digits: int) -> str:
+    return " ".join(f"{v:.{digits}f}" for v in values)
+
+
+STEPS = ("x", "q", "k", "v", "scores", "scaled", "weights", "heads", "concat", "out")
+
+
+def test_trace_one_query_equals_the_package(page, site, problems):
+    widget = _open(page, site, "train/", "attention")
+    page.wait_for_selector("[data-explorer='attention'][data-state='ok'] .explorer__step")
+    element = widget.element_handle()
+    tests = page.evaluate(FETCH_JSON, [widget.get_attribute("data-tests"), site.base])
+    # Every step of every layer, for every task, against the package's intermediate tensors.
+    worst = {}
+    for task, vectors in tests.items():
+        vector = next(v for v in vectors if "trace" in v)
+        got = page.evaluate(RUN, [element, task, vector["ids"]])["steps"]
+        assert len(got) == len(vector["trace"])
+        for layer, (mine, theirs) in enumerate(zip(got, vector["trace"], strict=True)):
+            for name in STEPS:
+                diff = np.abs(np.asarray(mine[name]) - np.asarray(theirs[name])).max()
+                worst[task, layer, name] = float(diff)
+    key = max(worst, key=worst.get)
+    print(f"trace: max |browser - package| over {len(worst)} steps: {worst[key]:.2e} ({key})")
+    assert set(name for *_, name in worst) == set(STEPS)
+    assert worst[key] <= EXACT, f"{key}: {worst[key]:.2e}"
+
+    # Tap a cell: layer 1, head 2, query 3, key 5 of the default sequence (reverse's).
+    trace = next(v for v in tests["reverse"] if "trace" in v)
+    assert widget.locator("input[type=text]").input_value().split() == [
+        str(i) for i in trace["ids"]
+    ]
+    layer, head, q, k = 1, 2, 3, 5
+    cell = widget.locator(".explorer__layer").nth(layer).locator(".explorer__map").nth(head)
+    cell.locator(f"rect[data-q='{q}'][data-k='{k}']").click()
+    assert page.evaluate("el => el.explorer.pick()", element) == {
+        "layer": layer,
+        "head": head,
+        "q": q,
+        "k": k,
+    }
+    steps = trace["trace"][layer]
+    weight = steps["weights"][head][q][k]
+    assert f"weight {weight:.3f}" in widget.locator(".explorer__readout-line").inner_text()
+    # What the trace shows is the package's numbers, rounded.
+    shown = {s.get_attribute("data-step"): s for s in widget.locator(".explorer__step").all()}
+    assert list(shown) == ["x", "q", "scores", "heads", "concat", "out"]
+    assert _texts(steps["x"][q], 2) in shown["x"].inner_text()
+    assert _texts(steps["q"][head][q], 2) in shown["q"].inner_text()
+    assert _texts(steps["heads"][head][q], 2) in shown["heads"].inner_text()
+    assert _texts(steps["out"][q], 2) in shown["out"].inner_text()
+    rows = shown["scores"].locator("tbody tr").all()
+    assert len(rows) == len(trace["ids"])
+    for j, row in enumerate(rows):
+        token, *numbers, k_j, v_j = row.locator("td").all_inner_texts()
+        assert token == str(trace["ids"][j])
+        assert k_j == _texts(steps["k"][head][j], 2) and v_j == _texts(steps["v"][head][j], 2)
+        assert numbers == [f"{steps[n][head][q][j]:.3f}" for n in ("scores", "scaled", "weights")]
+    # Each step links its formula (the attention page) and its code (the API page): the
+    # anchors exist.
+    targets = {}
+    for link in widget.locator(".explorer__step a").all():
+        url = page.evaluate("a => a.href", link.element_handle())
+        page_url, _, anchor = url.partition("#")
+        targets.setdefault(page_url, set()).add(anchor)
+    assert len(widget.locator(".explorer__step a").all()) == 2 * 6
+    for page_url, anchors in targets.items():
+        text = page.evaluate("async (u) => (await fetch(u)).text()", page_url)
+        for anchor in anchors:
+            assert f'id="{anchor}"' in text, f"{page_url}#{anchor} does not exist"
+
+    # The keyboard: the query picker moves the trace to the next query.
+    picker = widget.locator(".explorer__trace select").nth(2)
+    picker.focus()
+    page.keyboard.press("ArrowDown")
+    assert page.evaluate("el => el.explorer.pick()", element)["q"] == q + 1
+    assert _texts(steps["q"][head][q + 1], 2) in widget.locator("[data-step=q]").inner_text()
+    assert problems == []
+
+
+SMALLEST = """root => {
+  let min = Infinity, text = "";
+  for (const el of root.querySelectorAll("*")) {
+    if (["title", "option", "style"].includes(el.localName) || el.closest("[hidden]")) continue;
+    if (![...el.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+    let size = parseFloat(getComputedStyle(el).fontSize);
+    if (el instanceof SVGGraphicsElement) {
+      const m = el.getScreenCTM();
+      size *= Math.hypot(m.a, m.b);
+    }
+    if (size < min) [min, text] = [size, el.textContent];
+  }
+  return [min, text];
+}"""
+
+
+PAGES = {
+    "positional-encoding": "positional-encoding/",
+    "scale": "attention/",
+    "attention": "train/",
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", PAGES)
+def test_explorers_on_a_phone(page, site, problems, lang, name):
+    page.set_viewport_size({"width": 390, "height": 844})
+    widget = _open(page, site, LANGUAGES[lang] + PAGES[name], name)
+    if name == "attention":
+        page.wait_for_selector("[data-explorer='attention'][data-state='ok']")
+        widget.locator("input[type=text]").fill("1 2 3 4 5 6 7 8 9 9 8 7 6 5 4 3")  # 16
+        page.wait_for_function(
+            "el => el.querySelectorAll('.explorer__output tbody tr:first-child td').length === 16",
+            arg=widget.element_handle(),
+        )
+        # The token table scrolls in its box; the page itself does not.
+        box = widget.locator(".explorer__output .explorer__scroll")
+        assert box.evaluate("el => el.scrollWidth > el.clientWidth")
+        assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    size, text = page.evaluate(SMALLEST, widget.element_handle())
+    print(f"{name} ({lang}): smallest text {size:.1f} px ({text!r})")
+    assert size >= 9, (size, text)
+    assert problems == []
+
+
 # --- the positional-encoding explorer ---------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_pe_explorer_shows_the_package_table(page, site, problems, lang):
     widget = _open(page, site, LANGUAGES[lang] + "positional-encoding/", "positional-encoding")
+    handle = widget.element_handle()
+    # The page's table by default: 64 positions, d_model = 128.
+    assert page.evaluate("el => el.explorer.state()", handle)["d"] == 128
+    assert len(page.evaluate("el => el.explorer.table()", handle)) == 64
     fields = widget.locator("input")
     d_model, positions = fields.nth(0), fields.nth(1)
     for field, value in ((d_model, "48"), (positions, "30")):
@@ -191,18 +325,26 @@ def test_pe_explorer_shows_the_package_table(page, site, problems, lang):
         page.keyboard.press("Control+A")
         page.keyboard.type(value)
     page.wait_for_function("el => el.explorer.state().d === 48 && el.explorer.state().n === 30",
-                           arg=widget.element_handle())  # fmt: skip
-    shown = np.array(page.evaluate("el => el.explorer.table()", widget.element_handle()))
+                           arg=handle)  # fmt: skip
+    shown = np.array(page.evaluate("el => el.explorer.table()", handle))
     table = sinusoidal_table(30, 48, dtype=torch.float64).numpy()
     assert shown.shape == (30, 48)
     assert np.abs(shown - table).max() < 1e-12
-    dots = page.evaluate("el => el.explorer.dots()", widget.element_handle())
-    p = page.evaluate("el => el.explorer.state().p", widget.element_handle())
-    expected = [table[p] @ table[p + k] for k in range(30 - p)]
+    dots = page.evaluate("el => el.explorer.dots()", handle)
+    p = page.evaluate("el => el.explorer.state().p", handle)
+    expected = [table[p] @ table[p + m] for m in range(30 - p)]
     assert np.allclose(dots["p"], expected, atol=1e-9)
-    assert np.allclose(dots["p0"], [table[0] @ table[k] for k in range(30 - p)], atol=1e-9)
+    assert np.allclose(dots["p0"], [table[0] @ table[m] for m in range(30 - p)], atol=1e-9)
+    # The page's names (offset m, pair k), ticks on the axes, a colour scale.
+    text = widget.inner_text() + " ".join(widget.locator("svg text").all_text_contents())
+    assert ("offset m" if lang == "en" else "偏移 m") in text
+    assert ("pair k = 2" if lang == "en" else "第 k = 2 对") in text
+    heat = widget.locator("svg[role=img]").first
+    assert {"0", "10", "20", "40"} <= set(heat.locator("text").all_text_contents())
+    assert heat.locator("linearGradient stop").count() == 4
+    assert {"-1", "0", "+1"} <= set(heat.locator("text").all_text_contents())
 
-    # Bad input: a message in the widget, the last drawing stays, and it recovers.
+    # Bad input: a message in the widget, no drawing left over, and it recovers.
     for field, value, message in (
         (d_model, "500", "d_model"),
         (fields.nth(2), "4 99", "0 to 47" if lang == "en" else "0 到 47"),
@@ -210,6 +352,7 @@ def test_pe_explorer_shows_the_package_table(page, site, problems, lang):
         field.fill(value)
         page.wait_for_selector("[data-explorer='positional-encoding'][data-state='error']")
         assert message in _status(widget)
+        assert widget.locator("svg").count() == 0
         field.fill("48" if field is d_model else "4 5")
         page.wait_for_selector("[data-explorer='positional-encoding'][data-state='ok']")
     assert widget.locator("svg[role=img]").count() == 3
@@ -217,26 +360,113 @@ def test_pe_explorer_shows_the_package_table(page, site, problems, lang):
 
 
 # --- the scale explorer -----------------------------------------------------------------------
+def _jacobian_norm(p: np.ndarray) -> float:
+    return float(np.linalg.norm(np.diag(p) - np.outer(p, p)))
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_scale_explorer_sharpens_the_softmax(page, site, problems, lang):
     widget = _open(page, site, LANGUAGES[lang] + "attention/", "scale")
     handle = widget.element_handle()
+    state = "el => [el.explorer.dk(), el.explorer.scale(), el.explorer.weights()]"
+    assert page.evaluate(state, handle)[0] == 64  # the paper's d_k, where it starts
     slider = widget.locator("input[type=range]")
     slider.focus()
+    page.keyboard.press("Home")
+    scores = np.array(page.evaluate("el => el.explorer.scores()", handle))
     tops = []
-    for _ in range(4):
-        scores = np.array(page.evaluate("el => el.explorer.scores()", handle))
-        scale = page.evaluate("el => el.explorer.scale()", handle)
-        weights = np.array(page.evaluate("el => el.explorer.weights()", handle))
+    for step in range(11):  # one key press per power of two: d_k = 1, 2, 4, ..., 1024
+        dk, scale, weights = page.evaluate(state, handle)
+        assert dk == 2**step and scale == pytest.approx(np.sqrt(dk))
         expected = np.exp(scale * scores - (scale * scores).max())
         assert np.allclose(weights, expected / expected.sum(), atol=1e-12)
-        tops.append(weights.max())
-        for _ in range(20):
-            page.keyboard.press("ArrowRight")  # the scale doubles every 20 steps
+        tops.append(max(weights))
+        page.keyboard.press("ArrowRight")
     assert tops == sorted(tops) and tops[-1] > tops[0]  # larger scale, sharper softmax
-    assert "s = 16.00" in _status(widget)
+    assert "d_k = 1024" in _status(widget) and "32" in _status(widget)
+    # Divided by sqrt(d_k): s = 1 at every d_k.
+    widget.locator("input[type=checkbox]").check()
+    assert page.evaluate(state, handle)[1] == 1
+    assert "s = 1" in _status(widget)
+    # The Jacobian's curve is the package-free formula's, and the sentence says its shape.
+    shape = page.evaluate("el => el.explorer.shape()", handle)
+    curve = [_jacobian_norm(np.exp(z := 2**x * scores - (2**x * scores).max()) / np.exp(z).sum())
+             for x in shape["logs"]]  # fmt: skip
+    assert np.allclose(shape["values"], curve, atol=1e-12)
+    rises = max(curve) > _jacobian_norm(np.full(10, 0.1)) + 1e-6
+    words = {"en": ("is not monotone", "only falls"), "zh": ("并不单调", "只下降")}[lang]
+    assert words[0 if rises else 1] in _status(widget)
     assert ("Largest weight" if lang == "en" else "最大权重") in _status(widget)
-    page.keyboard.press("Tab")  # to "New scores"
+    # A tap on a bar reads its weight.
+    widget.locator(".explorer__hit[data-key='3']").click()
+    weight = page.evaluate("el => el.explorer.weights()[3]", handle)
+    assert f"{weight:.3f}" in widget.locator(".explorer__readout-line").inner_text()
+    widget.locator("input[type=checkbox]").focus()
+    page.keyboard.press("Tab")  # from "divide" (just checked) to "New scores"
     page.keyboard.press("Enter")
     assert not np.allclose(page.evaluate("el => el.explorer.scores()", handle), scores)
+    assert problems == []
+
+
+# --- Break it live ----------------------------------------------------------------------------
+def test_broken_models_equal_the_package(page, site, problems):
+    widget = _open(page, site, "train/", "break-it")
+    element = widget.element_handle()
+    tests = page.evaluate(FETCH_JSON, [widget.get_attribute("data-tests"), site.base])
+    assert sorted(tests) == ["no-mask", "no-positions", "no-scaling", "post-norm"]
+    worst = {}
+    for name, vectors in tests.items():
+        for vector in vectors:
+            got = page.evaluate("async ([el, n, ids]) => el.explorer.run(n, ids)",
+                                [element, name, vector["ids"]])  # fmt: skip
+            diff = np.abs(np.asarray(got) - np.asarray(vector["logits"])).max()
+            worst[name, tuple(vector["ids"])] = float(diff)
+    key = max(worst, key=worst.get)
+    print(f"broken models: max |browser - package| over {len(worst)} runs: {worst[key]:.2e}")
+    assert worst[key] <= EXACT, f"{key}: {worst[key]:.2e}"
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_break_it_predict_then_see(page, site, problems, lang):
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    widget = _open(page, site, LANGUAGES[lang] + "train/", "break-it")
+    show = widget.locator("button:not([data-challenge])")
+    # Nothing is shown before a prediction.
+    show.click()
+    assert widget.locator("table").count() == 0
+    assert widget.get_attribute("data-revealed") is None
+    # Without positions, on the default input: predict, then see both models.
+    widget.locator("input[value=wrong]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    assert widget.locator("tbody tr").count() == 4
+    assert any("broken-no-positions.json" in url for url in requested)
+    assert not any("broken-no-scaling.json" in url for url in requested)  # fetched on demand
+    # Switching variant hides the answer until the next prediction.
+    widget.locator("input[value=post-norm]").check()
+    assert widget.get_attribute("data-revealed") is None
+    assert widget.locator("table").count() == 0
+    # The challenge "3 3 3" on count: the intact model's answer and the page's numbers.
+    challenges = json.loads(widget.get_attribute("data-challenges"))
+    widget.locator("[data-challenge=count]").click()
+    widget.locator("input[value=right]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    answer = challenges["count"]["answer"]
+    cells = widget.locator("tbody tr").nth(2).locator("td").all_inner_texts()
+    assert [c.split()[0] for c in cells] == [str(a) for a in answer]
+    note = widget.locator(".explorer__note").inner_text()
+    assert " ".join(map(str, answer)) in note
+    assert f"{100 * challenges['count']['all_equal']:.1f} %" in note
+    assert ("Not what you predicted" if lang == "en" else "和你预测的不一样") in _status(widget)
+    # 13 tokens on reverse.
+    widget.locator("[data-challenge=reverse]").click()
+    widget.locator("input[value=wrong]").check()
+    show.click()
+    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+    assert widget.locator("tbody tr").first.locator("td").count() == 13
+    note = widget.locator(".explorer__note").inner_text()
+    assert f"{100 * challenges['reverse']['accuracy']:.1f} %" in note
     assert problems == []

@@ -23,8 +23,8 @@ const TEXT = {
     padding: "0 is the padding id, not a token: use the digits 1 to 9.",
     invalid: (c) => `“${c}” is not in the vocabulary: use the digits 1 to 9.`,
     tooLong: (n, max) => `${n} tokens: the model reads at most ${max} (its max_len).`,
-    allRight: (n) => `All ${n} positions right.`,
-    wrong: (k, n) => `${k} of ${n} positions wrong (marked ✗).`,
+    allRight: (n) => (n === 1 ? "The 1 position is right." : `All ${n} positions right.`),
+    wrong: (k, n) => `${k} of ${n} ${n === 1 ? "position" : "positions"} wrong (marked ✗).`,
     unseen: (n, m) => ` ${n} tokens is longer than any sequence in training (${m}).`,
     layer: (l) => `Layer ${l}`,
     head: (i) => `head ${i}`,
@@ -35,7 +35,35 @@ const TEXT = {
     cell: (q, k, w) => `query ${q} → key ${k}: ${w}`,
     legend:
       "Each map: rows are queries, columns keys; the stronger the colour, the more " +
-      "weight. Hover over a cell for its weight.",
+      "weight. Tap or click a cell: its weight shows below, and its query is traced.",
+    readout: (l, hd, q, a, k, b, w) =>
+      `Layer ${l}, head ${hd}: query ${q} (token ${a}) → key ${k} (token ${b}): weight ${w}.`,
+    readoutRow: (l, hd, q, a) => `Traced: layer ${l}, head ${hd}, query ${q} (token ${a}).`,
+    outputLabel: "Input, expected output and the model's output",
+    traceTable: "Keys of the traced query: k, scores, weights and v",
+    traceTitle: "Trace one query",
+    traceIntro:
+      "The real numbers of one query through one layer's attention, computed here with the " +
+      "exported weights. Pick the layer, head and query (or tap a cell of a map above).",
+    pickLayer: "layer",
+    pickHead: "head",
+    pickQuery: "query position",
+    queryOption: (i, id) => `${i} (token ${id})`,
+    pages: { attention: "../attention/", api: "../api/" },
+    formula: "formula",
+    code: "code",
+    colKey: "key j",
+    colToken: "token",
+    colSoftmax: "softmax w_j",
+    stepX: (l, i, id) =>
+      `x: what layer ${l}'s attention receives at position ${i} (token ${id}), d_model numbers.`,
+    stepQ: (hd, dh) => `q = x W^Q_${hd} + b: head ${hd}'s query, ${dh} numbers.`,
+    stepScores: (dh, root) =>
+      `For every key j: the score q·k_j, divided by √d_k = √${dh} = ${fixed(root, 3)}, ` +
+      "the softmax over the keys, and the key's k_j and v_j (x_j W^K_h + b, x_j W^V_h + b).",
+    stepSum: (hd) => `The weighted sum Σ_j w_j v_j: head ${hd}'s output for this query.`,
+    stepConcat: (H) => `Concat: the ${H} heads' outputs side by side, d_model numbers.`,
+    stepOut: "Concat · W^O + b: the attention's output at this position.",
   },
   zh: {
     task: "任务",
@@ -60,7 +88,33 @@ const TEXT = {
     query: "查询",
     key: "键",
     cell: (q, k, w) => `查询 ${q} → 键 ${k}：${w}`,
-    legend: "每张图：行是查询，列是键；颜色越浓，权重越大。鼠标悬停在格子上可看到权重。",
+    legend: "每张图：行是查询，列是键；颜色越浓，权重越大。点击或轻触格子：下方显示它的权重，并追踪它的查询。",
+    readout: (l, hd, q, a, k, b, w) =>
+      `第 ${l} 层，头 ${hd}：查询 ${q}（token ${a}）→ 键 ${k}（token ${b}）：权重 ${w}。`,
+    readoutRow: (l, hd, q, a) => `正在追踪：第 ${l} 层，头 ${hd}，查询 ${q}（token ${a}）。`,
+    outputLabel: "输入、正确答案与模型输出",
+    traceTable: "所追踪查询的各个键：k、分数、权重与 v",
+    traceTitle: "追踪一个查询",
+    traceIntro:
+      "一个查询穿过一层注意力的真实数字，用导出的权重在这里计算。选择层、头和查询（或点击上面图中的格子）。",
+    pickLayer: "层",
+    pickHead: "头",
+    pickQuery: "查询位置",
+    queryOption: (i, id) => `${i}（token ${id}）`,
+    pages: { attention: "../attention/", api: "../api/" },
+    formula: "公式",
+    code: "代码",
+    colKey: "键 j",
+    colToken: "token",
+    colSoftmax: "softmax w_j",
+    stepX: (l, i, id) => `x：第 ${l} 层的注意力在位置 ${i}（token ${id}）收到的输入，d_model 个数。`,
+    stepQ: (hd, dh) => `q = x W^Q_${hd} + b：头 ${hd} 的查询，${dh} 个数。`,
+    stepScores: (dh, root) =>
+      `每个键 j：分数 q·k_j，除以 √d_k = √${dh} = ${fixed(root, 3)}，对所有键做 softmax，` +
+      "以及这个键的 k_j 与 v_j（x_j W^K_h + b、x_j W^V_h + b）。",
+    stepSum: (hd) => `加权和 Σ_j w_j v_j：头 ${hd} 对这个查询的输出。`,
+    stepConcat: (H) => `Concat：${H} 个头的输出并排，共 d_model 个数。`,
+    stepOut: "Concat · W^O + b：注意力在这个位置的输出。",
   },
 };
 
@@ -76,7 +130,7 @@ function decode(base64) {
 }
 
 /** A model from the exported JSON: config and named parameters (Float64Array, row-major). */
-function load(json) {
+export function load(json) {
   const params = {};
   for (const [name, p] of Object.entries(json.params)) params[name] = decode(p.data);
   return { task: json.task, config: json.config, params };
@@ -108,33 +162,43 @@ function layerNorm(rows, gamma, beta, eps) {
 
 const add = (a, b) => a.map((x, t) => x.map((v, i) => v + b[t][i]));
 
-/** Self-attention of one layer: (output rows, weights [head][query][key]). */
-function attention(rows, P, prefix, { d_model: d, n_head: H }) {
-  const T = rows.length;
+const dot = (a, b) => a.reduce((acc, v, i) => acc + v * b[i], 0);
+
+/**
+ * Self-attention of one layer, as MultiHeadAttention.forward with need_weights=True:
+ * [output rows, weights [head][query][key], every step {x, q, k, v, scores, scaled, weights,
+ * heads, concat, out}] with q, k, v, heads [head][position][d_k], scores, scaled and weights
+ * [head][query][key], concat and out [position][d_model].
+ */
+function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = true }) {
   const dh = d / H;
   const qkv = linear(rows, P[`${prefix}.in_proj.weight`], P[`${prefix}.in_proj.bias`], 3 * d);
-  const weights = [];
-  const heads = rows.map(() => new Float64Array(d));
-  for (let hd = 0; hd < H; hd += 1) {
-    const off = hd * dh;
-    const w = [];
-    for (let q = 0; q < T; q += 1) {
-      const scores = [];
-      for (let k = 0; k < T; k += 1) {
-        let dot = 0;
-        for (let j = 0; j < dh; j += 1) dot += qkv[q][off + j] * qkv[k][d + off + j];
-        scores.push(dot / Math.sqrt(dh));
-      }
-      const row = softmax(scores);
-      for (let k = 0; k < T; k += 1) {
-        for (let j = 0; j < dh; j += 1) heads[q][off + j] += row[k] * qkv[k][2 * d + off + j];
-      }
-      w.push(row);
-    }
-    weights.push(w);
-  }
-  const out = linear(heads, P[`${prefix}.out_proj.weight`], P[`${prefix}.out_proj.bias`], d);
-  return [out, weights];
+  // in_proj's output holds [q | k | v]; head hd owns columns hd * dh … (hd + 1) * dh of each.
+  const split = (offset) =>
+    Array.from({ length: H }, (_, hd) =>
+      qkv.map((r) => Array.from(r.subarray(offset + hd * dh, offset + (hd + 1) * dh))),
+    );
+  const [q, k, v] = [split(0), split(d), split(2 * d)];
+  const scores = q.map((qh, hd) => qh.map((qi) => k[hd].map((kj) => dot(qi, kj))));
+  // divide false: remove_score_scaling's model (the Train page's "Why √d_k"), softmax(q k^T).
+  const divisor = divide === false ? 1 : Math.sqrt(dh);
+  const scaled = scores.map((sh) => sh.map((row) => row.map((z) => z / divisor)));
+  const weights = scaled.map((sh) => sh.map((row) => softmax(row)));
+  const heads = weights.map((wh, hd) =>
+    wh.map((row) => {
+      const o = new Array(dh).fill(0);
+      row.forEach((w, j) => v[hd][j].forEach((x, c) => (o[c] += w * x)));
+      return o;
+    }),
+  );
+  const concat = rows.map((_, i) => heads.flatMap((hh) => hh[i]));
+  const out = linear(concat, P[`${prefix}.out_proj.weight`], P[`${prefix}.out_proj.bias`], d);
+  const steps = {
+    x: rows.map((r) => Array.from(r)),
+    q, k, v, scores, scaled, weights, heads, concat,
+    out: out.map((r) => Array.from(r)),
+  }; // prettier-ignore
+  return [out, weights, steps];
 }
 
 function feedForward(rows, P, prefix, { d_model: d, d_ff }) {
@@ -145,29 +209,36 @@ function feedForward(rows, P, prefix, { d_model: d, d_ff }) {
 
 /**
  * The package's TokenClassifier.forward for one unpadded sequence of ids:
- * {logits: [T][n_classes], attention: [layer][head][query][key]}.
+ * {logits: [T][n_classes], attention: [layer][head][query][key], steps: [layer] of every
+ * step of the layer's attention (see attention())}.
  */
 export function forward(model, ids) {
   const { config: c, params: P } = model;
   const d = c.d_model;
   const E = P["encoder.embedding.token.weight"];
   const pe = sinusoidalTable(ids.length, d);
+  const withPositions = c.positions !== false; // false: the Train page's model without them
   let x = ids.map((id, t) => {
     const row = new Float64Array(d);
-    for (let i = 0; i < d; i += 1) row[i] = E[id * d + i] * c.embedding_scale + pe[t][i];
+    for (let i = 0; i < d; i += 1) {
+      row[i] = E[id * d + i] * c.embedding_scale + (withPositions ? pe[t][i] : 0);
+    }
     return row;
   });
   const attentionMaps = [];
+  const steps = [];
   for (let l = 0; l < c.n_layers; l += 1) {
     const p = `encoder.layers.${l}`;
     const norm = (rows, n) => layerNorm(rows, P[`${p}.${n}.gamma`], P[`${p}.${n}.beta`], c.eps);
     if (c.norm_first) {
-      const [a, w] = attention(norm(x, "norm1"), P, `${p}.self_attn`, c);
+      const [a, w, st] = attention(norm(x, "norm1"), P, `${p}.self_attn`, c);
+      steps.push(st);
       x = add(x, a);
       x = add(x, feedForward(norm(x, "norm2"), P, `${p}.ff`, c));
       attentionMaps.push(w);
     } else {
-      const [a, w] = attention(x, P, `${p}.self_attn`, c);
+      const [a, w, st] = attention(x, P, `${p}.self_attn`, c);
+      steps.push(st);
       x = norm(add(x, a), "norm1");
       x = norm(add(x, feedForward(x, P, `${p}.ff`, c)), "norm2");
       attentionMaps.push(w);
@@ -176,11 +247,11 @@ export function forward(model, ids) {
   if (c.norm_first) x = layerNorm(x, P["encoder.norm.gamma"], P["encoder.norm.beta"], c.eps);
   const W = P["head.weight"] || E; // tied: the head is the token embedding
   const logits = linear(x, W, P["head.bias"], c.n_classes).map((r) => Array.from(r));
-  return { logits, attention: attentionMaps };
+  return { logits, attention: attentionMaps, steps };
 }
 
 // --- the tasks -----------------------------------------------------------------------------------
-const EXPECTED = {
+export const EXPECTED = {
   reverse: (ids) => [...ids].reverse(),
   sort: (ids) => [...ids].sort((a, b) => a - b),
   count: (ids) => ids.map((t) => ids.filter((u) => u === t).length),
@@ -197,19 +268,20 @@ export function parse(text, maxLen, t) {
 }
 
 // --- the widget ----------------------------------------------------------------------------------
-function heatMap(weights, ids, label, t) {
+function heatMap(weights, ids, label, picked) {
   const T = ids.length;
   const cell = 12;
-  const pad = 14;
+  const pad = 16;
   const size = pad + T * cell + 1; // + 1: room for the frame's stroke
   const svg = s("svg", {
     viewBox: `0 0 ${size} ${size}`,
     role: "img",
     "aria-label": label,
     class: "explorer__map",
+    style: `max-width: ${Math.max(80, 2 * size)}px`, // two tokens: not a giant 2 × 2
   });
   ids.forEach((id, i) => {
-    const y = pad + i * cell + cell * 0.75;
+    const y = pad + i * cell + cell * 0.8;
     const x = pad + i * cell + cell / 2;
     const tick = { class: "explorer__tick", text: id };
     svg.append(s("text", { x: pad - 3, y, "text-anchor": "end", ...tick }));
@@ -217,20 +289,30 @@ function heatMap(weights, ids, label, t) {
   });
   weights.forEach((row, q) =>
     row.forEach((w, k) => {
-      const rect = s("rect", {
-        x: pad + k * cell,
-        y: pad + q * cell,
-        width: cell,
-        height: cell,
-        class: "explorer__cell",
-        "fill-opacity": fixed(w, 3),
-      });
-      rect.append(s("title", { text: t.cell(q, k, fixed(w, 3)) }));
-      svg.append(rect);
+      svg.append(
+        s("rect", {
+          x: pad + k * cell,
+          y: pad + q * cell,
+          width: cell,
+          height: cell,
+          class: "explorer__cell",
+          "fill-opacity": fixed(w, 3),
+          "data-q": q,
+          "data-k": k,
+        }),
+      );
     }),
   );
   const frame = { x: pad, y: pad, width: T * cell, height: T * cell };
   svg.append(s("rect", { ...frame, class: "explorer__frame" }));
+  if (picked) {
+    // The traced query's row, and the tapped cell in it.
+    const row = { x: pad, y: pad + picked.q * cell, height: cell };
+    svg.append(s("rect", { ...row, width: T * cell, class: "explorer__pick-row" }));
+    if (picked.k !== null) {
+      svg.append(s("rect", { ...row, x: pad + picked.k * cell, width: cell, class: "explorer__pick" }));
+    }
+  }
   return svg;
 }
 
@@ -243,6 +325,69 @@ function strongest(weights) {
     .join(", ");
 }
 
+/** A scrolling box for a wide table: focusable, so that a keyboard scrolls it too. */
+function scroller(label, child) {
+  return h("div", { class: "explorer__scroll", tabindex: 0, role: "region", "aria-label": label }, child);
+}
+
+const vector = (values, digits = 2) => values.map((v) => fixed(v, digits)).join(" ");
+
+/** The trace of one query: every step of its layer's attention, with links. */
+function traceView(st, ids, pick, t, config) {
+  const { layer: l, head: hd, q: i } = pick;
+  const dh = config.d_model / config.n_head;
+  const links = (formula, code) =>
+    h(
+      "span",
+      { class: "explorer__links" },
+      h("a", { href: `${t.pages.attention}#${formula}`, text: t.formula }),
+      " · ",
+      h("a", { href: `${t.pages.api}#${code}`, text: t.code }),
+    );
+  const step = (name, title, formula, code, ...body) =>
+    h(
+      "li",
+      { class: "explorer__step", "data-step": name },
+      h("p", { class: "explorer__step-title" }, h("strong", { text: title }), " ", links(formula, code)),
+      ...body,
+    );
+  const line = (label, values, digits) =>
+    h("p", { class: "explorer__vector" }, h("span", { text: `${label} = ` }), h("code", { text: `[${vector(values, digits)}]` }));
+  const keys = ids.map((id, j) =>
+    h(
+      "tr",
+      { class: j === pick.k ? "explorer__picked" : false },
+      h("th", { scope: "row", text: `${j}` }),
+      h("td", { text: `${id}` }),
+      h("td", { text: fixed(st.scores[hd][i][j], 3) }),
+      h("td", { text: fixed(st.scaled[hd][i][j], 3) }),
+      h("td", { text: fixed(st.weights[hd][i][j], 3) }),
+      h("td", {}, h("code", { text: vector(st.k[hd][j]) })),
+      h("td", {}, h("code", { text: vector(st.v[hd][j]) })),
+    ),
+  );
+  const head = h(
+    "tr",
+    {},
+    [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax, "k_j", "v_j"].map((c) => h("th", { scope: "col", text: c })),
+  ); // prettier-ignore
+  const table = h("table", {}, h("thead", {}, head), h("tbody", {}, keys));
+  const M = "scaled-dot-product-attention";
+  const MH = "many-heads";
+  const SDPA = "encoder.scaled_dot_product_attention";
+  const MHA = "encoder.MultiHeadAttention";
+  return h(
+    "ol",
+    { class: "explorer__steps" },
+    step("x", t.stepX(l, i, ids[i]), MH, MHA, line(`x_${i}`, st.x[i])),
+    step("q", t.stepQ(hd, dh), MH, MHA, line(`q_${i}`, st.q[hd][i])),
+    step("scores", t.stepScores(dh, Math.sqrt(dh)), M, SDPA, scroller(t.traceTable, table)),
+    step("heads", t.stepSum(hd), M, SDPA, line(`head_${hd}`, st.heads[hd][i])),
+    step("concat", t.stepConcat(config.n_head), MH, MHA, line(`concat`, st.concat[i])),
+    step("out", t.stepOut, MH, MHA, line(`out_${i}`, st.out[i])),
+  );
+}
+
 export function mount(root) {
   const t = strings(TEXT);
   const tasks = root.dataset.tasks.split(" ");
@@ -250,6 +395,8 @@ export function mount(root) {
   const inputId = uid("attention-input");
   const statusId = uid("attention-status");
   const state = { task: tasks[0], text: "3 1 4 1 5 9 2 6" };
+  // The traced query: layer, head, query position; k the tapped key (null: none).
+  const pick = { layer: 1, head: 0, q: 0, k: null };
 
   const getModel = (task) => {
     if (!models[task]) {
@@ -305,6 +452,29 @@ export function mount(root) {
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
   const maps = h("div", { class: "explorer__layers" });
+  const readout = h("p", { class: "explorer__readout-line", "aria-live": "polite" });
+  // The trace: pick a layer, a head and a query (or tap a cell of a map).
+  const select = (label, onChange) => {
+    const id = uid("attention-pick");
+    const el = h("select", { id });
+    el.addEventListener("change", () => onChange(Number(el.value)));
+    return [h("span", { class: "explorer__field" }, h("label", { for: id, text: label }), el), el];
+  };
+  const [layerField, layerSelect] = select(t.pickLayer, (v) => repick({ layer: v, k: null }));
+  const [headField, headSelect] = select(t.pickHead, (v) => repick({ head: v, k: null }));
+  const [queryField, querySelect] = select(t.pickQuery, (v) => repick({ q: v, k: null }));
+  const traceBody = h("div", { class: "explorer__trace-body" });
+  const trace = h(
+    "section",
+    { class: "explorer__trace", "aria-label": t.traceTitle },
+    h("p", { class: "explorer__layer-title", text: t.traceTitle }),
+    h("p", { class: "explorer__note", text: t.traceIntro }),
+    h("div", { class: "explorer__controls" }, layerField, headField, queryField),
+    traceBody,
+  );
+  // Keep the placeholder's height (extra.css) until the first drawing: the controls alone are
+  // short, and the page would jump, taking the explorer out of view before it is drawn.
+  root.style.minHeight = `${root.getBoundingClientRect().height}px`;
   root.replaceChildren(
     h(
       "div",
@@ -317,7 +487,65 @@ export function mount(root) {
     output,
     maps,
     h("p", { class: "explorer__legend", text: t.legend }),
+    readout,
+    trace,
   );
+
+  let current = null; // {loaded, ids, result}
+  function options(el, values, label) {
+    el.replaceChildren(...values.map((v) => h("option", { value: v, text: label(v) })));
+  }
+
+  function drawMaps() {
+    const { ids, result } = current;
+    maps.replaceChildren(
+      ...result.attention.map((layer, l) =>
+        h(
+          "div",
+          { class: "explorer__layer" },
+          h("p", { class: "explorer__layer-title", text: t.layer(l) }),
+          h(
+            "div",
+            { class: "explorer__heads" },
+            layer.map((w, i) => {
+              const picked = l === pick.layer && i === pick.head ? pick : null;
+              const svg = heatMap(w, ids, t.mapLabel(l, i, strongest(w)), picked);
+              svg.addEventListener("click", (event) => {
+                const cell = event.target.closest("[data-q]");
+                if (cell) repick({ layer: l, head: i, q: Number(cell.dataset.q), k: Number(cell.dataset.k) });
+              }); // prettier-ignore
+              return h("figure", { class: "explorer__head" }, svg, h("figcaption", { text: t.head(i) }));
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+
+  function drawTrace() {
+    const { ids, result, loaded } = current;
+    const c = loaded.config;
+    options(layerSelect, [...Array(c.n_layers).keys()], t.layer);
+    options(headSelect, [...Array(c.n_head).keys()], t.head);
+    options(querySelect, [...ids.keys()], (i) => t.queryOption(i, ids[i]));
+    layerSelect.value = pick.layer;
+    headSelect.value = pick.head;
+    querySelect.value = pick.q;
+    const st = result.steps[pick.layer];
+    traceBody.replaceChildren(traceView(st, ids, pick, t, c));
+    const w = st.weights[pick.head][pick.q];
+    readout.textContent =
+      pick.k === null
+        ? t.readoutRow(pick.layer, pick.head, pick.q, ids[pick.q])
+        : t.readout(pick.layer, pick.head, pick.q, ids[pick.q], pick.k, ids[pick.k], fixed(w[pick.k], 3));
+  }
+
+  function repick(changes) {
+    Object.assign(pick, changes);
+    if (!current) return;
+    drawMaps();
+    drawTrace();
+  }
 
   let pending = 0;
   async function update() {
@@ -333,14 +561,20 @@ export function mount(root) {
     }
     if (ticket !== pending) return; // a newer input is on its way
     root.dataset.ready = "";
+    root.style.minHeight = "";
     const parsed = parse(state.text, loaded.config.max_len, t);
     root.dataset.state = parsed.error ? "error" : "ok";
     if (parsed.error) {
       status.textContent = parsed.error;
+      current = null;
       output.replaceChildren();
       maps.replaceChildren();
+      readout.textContent = "";
+      traceBody.replaceChildren();
+      trace.hidden = true;
       return;
     }
+    trace.hidden = false;
     const { ids } = parsed;
     const result = forward(loaded, ids);
     const predicted = result.logits.map((row) => row.indexOf(Math.max(...row)));
@@ -360,47 +594,38 @@ export function mount(root) {
         }),
       );
     output.replaceChildren(
-      h(
-        "table",
-        {},
+      scroller(
+        t.outputLabel,
         h(
-          "tbody",
+          "table",
           {},
-          row(t.rowInput, ids),
-          row(t.rowExpected, expected),
-          row(
-            t.rowModel,
-            predicted,
-            predicted.map((p, i) => p !== expected[i]),
-          ),
-        ),
-      ),
-    );
-    maps.replaceChildren(
-      ...result.attention.map((layer, l) =>
-        h(
-          "div",
-          { class: "explorer__layer" },
-          h("p", { class: "explorer__layer-title", text: t.layer(l) }),
           h(
-            "div",
-            { class: "explorer__heads" },
-            layer.map((w, i) =>
-              h(
-                "figure",
-                { class: "explorer__head" },
-                heatMap(w, ids, t.mapLabel(l, i, strongest(w)), t),
-                h("figcaption", { text: t.head(i) }),
-              ),
+            "tbody",
+            {},
+            row(t.rowInput, ids),
+            row(t.rowExpected, expected),
+            row(
+              t.rowModel,
+              predicted,
+              predicted.map((p, i) => p !== expected[i]),
             ),
           ),
         ),
       ),
     );
+    pick.layer = Math.min(pick.layer, loaded.config.n_layers - 1);
+    if (pick.q >= ids.length) Object.assign(pick, { q: 0, k: null });
+    if (pick.k !== null && pick.k >= ids.length) pick.k = null;
+    current = { loaded, ids, result };
+    drawMaps();
+    drawTrace();
   }
 
-  // For the browser tests and the curious: the same forward pass on any ids.
-  root.explorer = { run: async (task, ids) => forward(await getModel(task), ids) };
+  // For the browser tests and the curious: the same forward pass on any ids, and the trace.
+  root.explorer = {
+    run: async (task, ids) => forward(await getModel(task), ids),
+    pick: () => ({ ...pick }),
+  };
 
   // Fetch the weights only when the widget comes into view.
   const seen = new IntersectionObserver((entries) => {

@@ -1,8 +1,10 @@
 // The positional-encoding explorer: the sinusoidal table for the reader's d_model and number
-// of positions, as a heat map, chosen columns as curves, and PE(p)·PE(p+k) against the offset
-// k. The table is computed here by the same formula as encoder.sinusoidal_table; the browser
-// tests compare the two.
+// of positions, as a heat map with its colour scale, chosen columns as curves, and
+// PE(p)·PE(p+m) against the offset m. The names are the page's: pos a position, pair k the
+// columns 2k (sine) and 2k+1 (cosine), m an offset. The table is computed here by the same
+// formula as encoder.sinusoidal_table; the browser tests compare the two.
 import { fixed, h, s, sinusoidalTable, statusLine, strings, uid } from "./common.js";
+import { linePlot, niceTicks, plotWidth } from "./plot.js";
 
 const TEXT = {
   en: {
@@ -14,18 +16,23 @@ const TEXT = {
     heatLabel: (n, d) =>
       `Heat map of the sinusoidal table, ${n} positions by ${d} dimensions: ` +
       "the left columns alternate quickly down the rows, the right ones slowly.",
-    curves: "Chosen dimensions against position.",
-    curvesLabel: (dims) => `Columns ${dims} of the table, plotted against position.`,
-    dots: (p) => `PE(p)·PE(p+k) against the offset k, for p = 0 and p = ${p}.`,
+    scaleLabel: "Colour scale: blue is -1, white 0, orange +1.",
+    curves: "Chosen dimensions against the position pos.",
+    curvesLabel: (dims) => `Columns ${dims} of the table, plotted against the position.`,
+    dots: (p) => `PE(p)·PE(p+m) against the offset m, for p = 0 and p = ${p}.`,
     dotsLabel: (p, same) =>
-      `Dot product of the encodings of positions p and p + k against k, for p = 0 and ` +
+      `Dot product of the encodings of positions p and p + m against m, for p = 0 and ` +
       `p = ${p}; ${same ? "the two curves coincide" : "the curves differ"}.`,
-    position: "position",
-    offset: "offset k",
-    dim: (i) => `dimension ${i} (${i % 2 ? "cos" : "sin"})`,
+    position: "position pos",
+    dimension: "dimension (2k: sin, 2k + 1: cos of pair k)",
+    offset: "offset m",
+    value: "value",
+    dim: (i) => `dimension ${i}: ${i % 2 ? "cos" : "sin"} of pair k = ${Math.floor(i / 2)}`,
     badInt: (name, lo, hi) => `${name} must be a whole number from ${lo} to ${hi}.`,
     badDims: (d) => `Dimensions must be whole numbers from 0 to ${d - 1}, at most 4 of them.`,
-    ok: (n, d) => `${n} positions, d_model = ${d}.`,
+    cleared: " Nothing is drawn until the input is valid.",
+    ok: (n, d) => `${n} positions, d_model = ${d}: ${d / 2} pairs k = 0 … ${d / 2 - 1}.`,
+    odd: (n, d) => `${n} positions, d_model = ${d} (odd: the last column is a sine alone).`,
   },
   zh: {
     dModel: "d_model",
@@ -35,73 +42,57 @@ const TEXT = {
     heat: (n, d) => `编码表：${n} 个位置（行）× ${d} 个维度（列）。`,
     heatLabel: (n, d) =>
       `正弦编码表的热图，${n} 个位置 × ${d} 个维度：左边的列沿行方向快速交替，右边的列变化缓慢。`,
-    curves: "所选维度随位置的变化。",
+    scaleLabel: "颜色刻度：蓝色为 -1，白色为 0，橙色为 +1。",
+    curves: "所选维度随位置 pos 的变化。",
     curvesLabel: (dims) => `编码表的第 ${dims} 列，随位置绘制。`,
-    dots: (p) => `PE(p)·PE(p+k) 随偏移 k 的变化，p = 0 与 p = ${p}。`,
+    dots: (p) => `PE(p)·PE(p+m) 随偏移 m 的变化，p = 0 与 p = ${p}。`,
     dotsLabel: (p, same) =>
-      `位置 p 与 p + k 的编码的点积随 k 的变化，p = 0 与 p = ${p}；` +
+      `位置 p 与 p + m 的编码的点积随 m 的变化，p = 0 与 p = ${p}；` +
       `${same ? "两条曲线重合" : "两条曲线不同"}。`,
-    position: "位置",
-    offset: "偏移 k",
-    dim: (i) => `第 ${i} 维（${i % 2 ? "cos" : "sin"}）`,
+    position: "位置 pos",
+    dimension: "维度（2k：第 k 对的 sin，2k + 1：cos）",
+    offset: "偏移 m",
+    value: "值",
+    dim: (i) => `第 ${i} 维：第 k = ${Math.floor(i / 2)} 对的 ${i % 2 ? "cos" : "sin"}`,
     badInt: (name, lo, hi) => `${name} 必须是 ${lo} 到 ${hi} 之间的整数。`,
     badDims: (d) => `维度必须是 0 到 ${d - 1} 之间的整数，最多 4 个。`,
-    ok: (n, d) => `${n} 个位置，d_model = ${d}。`,
+    cleared: "输入有效之前不绘制任何图。",
+    ok: (n, d) => `${n} 个位置，d_model = ${d}：${d / 2} 对，k = 0 … ${d / 2 - 1}。`,
+    odd: (n, d) => `${n} 个位置，d_model = ${d}（奇数：最后一列只有正弦）。`,
   },
 };
 
-const LIMITS = { d: [2, 128], n: [2, 100] };
-const W = 560; // drawing width in SVG units
+const LIMITS = { d: [2, 256], n: [2, 100] };
+// The page's table: 64 positions, d_model = 128 (its heat map under "Deeper").
+const DEFAULTS = { d: 128, n: 64, dims: [4, 5, 24], p: 10 };
 
 function integer(text, [lo, hi]) {
-  const value = Number(text.trim());
+  const value = Number(String(text).trim());
   return Number.isInteger(value) && value >= lo && value <= hi ? value : null;
 }
 
-function axes(svg, box, xLabel, yTicks) {
-  const { x0, y0, x1, y1 } = box;
-  svg.append(s("line", { x1: x0, y1: y1, x2: x1, y2: y1, class: "explorer__axis" }));
-  svg.append(s("line", { x1: x0, y1: y0, x2: x0, y2: y1, class: "explorer__axis" }));
-  svg.append(
-    s("text", {
-      x: (x0 + x1) / 2,
-      y: y1 + 24,
-      "text-anchor": "middle",
-      class: "explorer__tick",
-      text: xLabel,
-    }),
-  );
-  for (const [value, y] of yTicks) {
-    svg.append(
-      s("text", {
-        x: x0 - 4,
-        y: y + 3,
-        "text-anchor": "end",
-        class: "explorer__tick",
-        text: value,
-      }),
-    );
-  }
-}
-
-function heatMap(table, t) {
+/** The heat map, with ticks on both axes and its colour scale beside the axis labels. */
+function heatMap(table, t, W) {
   const n = table.length;
   const d = table[0].length;
-  const cw = W / d;
-  const ch = Math.max(2, Math.min(8, 320 / n));
+  const box = { x0: 40, y0: 6, x1: W - 6 };
+  const cw = (box.x1 - box.x0) / d;
+  const ch = Math.max(2, Math.min(6, 300 / n));
+  box.y1 = box.y0 + n * ch;
+  const H = box.y1 + 78;
   const svg = s("svg", {
-    viewBox: `0 0 ${W} ${n * ch}`,
+    viewBox: `0 0 ${W} ${H}`,
     role: "img",
-    "aria-label": t.heatLabel(n, d),
+    "aria-label": `${t.heatLabel(n, d)} ${t.scaleLabel}`,
     class: "explorer__plot",
-    preserveAspectRatio: "none",
   });
+  const cells = s("g", {});
   table.forEach((row, p) =>
     row.forEach((v, i) => {
-      svg.append(
+      cells.append(
         s("rect", {
-          x: fixed(i * cw, 2),
-          y: fixed(p * ch, 2),
+          x: fixed(box.x0 + i * cw, 2),
+          y: fixed(box.y0 + p * ch, 2),
           width: fixed(cw + 0.05, 2),
           height: fixed(ch + 0.05, 2),
           class: v >= 0 ? "explorer__pos" : "explorer__neg",
@@ -110,38 +101,67 @@ function heatMap(table, t) {
       );
     }),
   );
+  svg.append(cells);
+  const tick = (attrs, text) => s("text", { class: "explorer__tick", ...attrs, text });
+  const mark = (x1, y1, x2, y2) => s("line", { x1, y1, x2, y2, class: "explorer__axis" });
+  for (const p of niceTicks(n - 1, 5)) {
+    const y = box.y0 + (p + 0.5) * ch;
+    svg.append(mark(box.x0 - 4, y, box.x0, y));
+    svg.append(tick({ x: box.x0 - 6, y: y + 4, "text-anchor": "end" }, p));
+  }
+  for (const i of niceTicks(d - 1, W < 400 ? 4 : 8)) {
+    const x = box.x0 + (i + 0.5) * cw;
+    svg.append(mark(x, box.y1, x, box.y1 + 4));
+    svg.append(tick({ x, y: box.y1 + 16, "text-anchor": "middle" }, i));
+  }
+  svg.append(
+    tick({ x: box.x0, y: box.y1 + 32, "text-anchor": "start" }, t.dimension),
+    tick(
+      { x: 12, y: (box.y0 + box.y1) / 2, "text-anchor": "middle",
+        transform: `rotate(-90 12 ${(box.y0 + box.y1) / 2})` },
+      t.position,
+    ),
+  ); // prettier-ignore
+  // The colour scale: -1 … 0 … +1, the same opacities as the cells.
+  const id = uid("pe-scale");
+  const scale = { x0: box.x0, x1: Math.min(box.x1, box.x0 + 220), y: box.y1 + 44, h: 10 };
+  svg.append(
+    s(
+      "defs",
+      {},
+      s(
+        "linearGradient",
+        { id },
+        s("stop", { offset: "0", class: "explorer__stop-neg", "stop-opacity": 1 }),
+        s("stop", { offset: "0.5", class: "explorer__stop-neg", "stop-opacity": 0 }),
+        s("stop", { offset: "0.5", class: "explorer__stop-pos", "stop-opacity": 0 }),
+        s("stop", { offset: "1", class: "explorer__stop-pos", "stop-opacity": 1 }),
+      ),
+    ),
+    s("rect", {
+      x: scale.x0,
+      y: scale.y,
+      width: scale.x1 - scale.x0,
+      height: scale.h,
+      fill: `url(#${id})`,
+      class: "explorer__scale",
+    }),
+  );
+  [
+    [-1, scale.x0],
+    [0, (scale.x0 + scale.x1) / 2],
+    [1, scale.x1],
+  ].forEach(([v, x]) => {
+    svg.append(mark(x, scale.y + scale.h, x, scale.y + scale.h + 4));
+    svg.append(tick({ x, y: scale.y + scale.h + 17, "text-anchor": "middle" }, v > 0 ? "+1" : v));
+  });
+  svg.append(tick({ x: scale.x1 + 14, y: scale.y + scale.h, "text-anchor": "start" }, t.value));
   return svg;
-}
-
-function linePlot(series, { xLabel, yMin, yMax, label, xMax }) {
-  const box = { x0: 44, y0: 8, x1: W - 8, y1: 168 };
-  const svg = s("svg", {
-    viewBox: `0 0 ${W} 200`,
-    role: "img",
-    "aria-label": label,
-    class: "explorer__plot",
-  });
-  const X = (x) => box.x0 + (x / Math.max(1, xMax)) * (box.x1 - box.x0);
-  const Y = (y) => box.y1 - ((y - yMin) / (yMax - yMin)) * (box.y1 - box.y0);
-  axes(svg, box, xLabel, [
-    [fixed(yMax, 0), Y(yMax)],
-    [fixed((yMin + yMax) / 2, yMin + yMax ? 1 : 0), Y((yMin + yMax) / 2)],
-    [fixed(yMin, 0), Y(yMin)],
-  ]);
-  const legend = h("ul", { class: "explorer__key" });
-  series.forEach(({ values, name, style }, j) => {
-    const points = values.map((v, x) => `${fixed(X(x), 1)},${fixed(Y(v), 1)}`).join(" ");
-    svg.append(
-      s("polyline", { points, class: `explorer__line explorer__line--${j} ${style || ""}` }),
-    );
-    legend.append(h("li", { class: `explorer__swatch--${j}`, text: name }));
-  });
-  return [svg, legend];
 }
 
 export function mount(root) {
   const t = strings(TEXT);
-  const state = { d: 64, n: 50, dims: [4, 5, 24], p: 10 };
+  const state = { ...DEFAULTS };
   const statusId = uid("pe-status");
   const field = (label, value, attrs = {}) => {
     const id = uid("pe-field");
@@ -151,13 +171,7 @@ export function mount(root) {
       input,
     ];
   };
-  const number = (lo, hi, step = 1) => ({
-    type: "number",
-    min: lo,
-    max: hi,
-    step,
-    inputmode: "numeric",
-  });
+  const number = (lo, hi) => ({ type: "number", min: lo, max: hi, step: 1, inputmode: "numeric" });
   const [dField, dInput] = field(t.dModel, state.d, number(...LIMITS.d));
   const [nField, nInput] = field(t.positions, state.n, number(...LIMITS.n));
   const [dimsField, dimsInput] = field(t.dims, state.dims.join(" "), {
@@ -173,7 +187,7 @@ export function mount(root) {
     panels,
   );
 
-  let table = sinusoidalTable(state.n, state.d);
+  let table = [];
   let dots = { p0: [], p: [] };
 
   function read() {
@@ -190,42 +204,53 @@ export function mount(root) {
     return null;
   }
 
+  let drawnWidth = 0;
   function render() {
     const error = read();
     root.dataset.state = error ? "error" : "ok";
     if (error) {
-      status.textContent = error;
-      return; // the last valid drawing stays
+      // An old drawing beside an error would show numbers that no longer match the input.
+      status.textContent = error + t.cleared;
+      panels.replaceChildren();
+      table = [];
+      dots = { p0: [], p: [] };
+      return;
     }
-    status.textContent = t.ok(state.n, state.d);
     const { d, n, p, dims } = state;
+    status.textContent = d % 2 ? t.odd(n, d) : t.ok(n, d);
     table = sinusoidalTable(n, d);
     const dot = (a, b) => table[a].reduce((acc, v, i) => acc + v * table[b][i], 0);
-    const span = n - 1 - p; // offsets k with p + k < n
+    const span = n - 1 - p; // offsets m with p + m < n
     dots = {
-      p0: Array.from({ length: span + 1 }, (_, k) => dot(0, k)),
-      p: Array.from({ length: span + 1 }, (_, k) => dot(p, p + k)),
+      p0: Array.from({ length: span + 1 }, (_, m) => dot(0, m)),
+      p: Array.from({ length: span + 1 }, (_, m) => dot(p, p + m)),
     };
-    const same = dots.p.every((v, k) => Math.abs(v - dots.p0[k]) < 1e-9);
+    const same = dots.p.every((v, m) => Math.abs(v - dots.p0[m]) < 1e-9);
+    const W = plotWidth(panels);
+    drawnWidth = W;
     const [curves, curvesKey] = linePlot(
       dims.map((i) => ({ values: table.map((row) => row[i]), name: t.dim(i) })),
-      { xLabel: t.position, yMin: -1, yMax: 1, label: t.curvesLabel(dims.join(", ")), xMax: n - 1 },
+      { W, xLabel: t.position, yMin: -1, yMax: 1, label: t.curvesLabel(dims.join(", ")) },
     );
     const [offsets, offsetsKey] = linePlot(
       [
         { values: dots.p0, name: "p = 0" },
         { values: dots.p, name: `p = ${p}`, style: "explorer__line--dashed" },
       ],
-      { xLabel: t.offset, yMin: -d / 2, yMax: d / 2, label: t.dotsLabel(p, same), xMax: span },
+      { W, xLabel: t.offset, yMin: -d / 2, yMax: d / 2, label: t.dotsLabel(p, same) },
     );
     panels.replaceChildren(
-      h("figure", {}, heatMap(table, t), h("figcaption", { text: t.heat(n, d) })),
+      h("figure", {}, heatMap(table, t, W), h("figcaption", { text: t.heat(n, d) })),
       h("figure", {}, curves, curvesKey, h("figcaption", { text: t.curves })),
       h("figure", {}, offsets, offsetsKey, h("figcaption", { text: t.dots(p) })),
     );
   }
 
   for (const input of [dInput, nInput, dimsInput, pInput]) input.addEventListener("input", render);
+  // Drawn at the panel's width in CSS pixels, so that its text keeps its size: again on resize.
+  new ResizeObserver(() => {
+    if (root.dataset.state === "ok" && Math.abs(plotWidth(panels) - drawnWidth) > 8) render();
+  }).observe(panels);
   // For the browser tests: the table and dot products on show.
   root.explorer = {
     table: () => table.map((row) => Array.from(row)),

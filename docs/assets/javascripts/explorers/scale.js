@@ -1,45 +1,73 @@
-// The scale explorer of the Multi-Head Attention page: ten attention scores drawn from a
-// standard normal, multiplied by a scale s that the reader slides, and their softmax. Unscaled
-// dot products of unit-variance vectors of width d_k have standard deviation sqrt(d_k), so s
-// plays the role of sqrt(d_k) when the scores are not divided by it; dividing brings s back
-// to 1.
+// The scale explorer of the Multi-Head Attention page. Ten scores z drawn from a standard
+// normal stand for q·k / √d_k at unit variance; the softmax reads s·z. Without the division
+// the scores of unit-variance q and k of width d_k spread like √d_k·z, so s = √d_k; with
+// it, s = 1 at every d_k. The reader picks d_k among powers of two and whether to divide.
+// A second panel plots the size of the softmax's Jacobian against s for the same scores:
+// it is not monotone (it rises from the uniform softmax, peaks, then vanishes).
 import { fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
+import { linePlot, plotWidth } from "./plot.js";
 
 const TEXT = {
   en: {
-    scale: "score scale s",
+    dk: "head width d_k",
+    divide: "divide the scores by √d_k",
     redraw: "New scores",
-    spread: (sc, dk) =>
-      dk === null
-        ? `s = ${sc}: softer than the scaled scores (s = 1). `
-        : `s = ${sc}: how far unscaled q·k scores spread at d_k = ${dk}; ` +
-          "divided by √d_k, they have s = 1 at every d_k. ",
+    spread: (dk, sc, divided) =>
+      divided
+        ? `d_k = ${dk}, divided by √d_k: s = 1, as at every d_k. `
+        : `d_k = ${dk}, not divided: s = √d_k = ${sc}. `,
     stats: (top, ent, jac) =>
       `Largest weight ${top}, entropy ${ent} (at most 2.30, all keys equal), ` +
-      `size of the softmax's Jacobian ${jac}.`,
+      `size of the softmax's Jacobian ‖J‖ = ${jac}.`,
+    shape: (j0, peak, sPeak, j32) =>
+      `For these scores ‖J‖ is not monotone in s: ${j0} when all keys are equal (s → 0), ` +
+      `up to ${peak} at s = ${sPeak}, then down ` +
+      `to ${j32} at s = 32 (d_k = 1024, not divided), as one key takes nearly all of it.`,
+    falls: (j0, j32) =>
+      `For these scores ‖J‖ only falls as s grows: ${j0} when all keys are equal (s → 0), ` +
+      `${j32} at s = 32. Other scores make it rise first: try new scores.`,
     note: "Bars: the softmax weight of each key. Under each bar, its score z; the softmax reads s·z.",
-    label: (sc, weights) => `Softmax weights of ten keys at scale ${sc}: ${weights}.`,
+    tap: "Tap or click a bar for its weight.",
+    picked: (i, z, sz, w) => `Key ${i}: score z = ${z}, s·z = ${sz}, weight ${w}.`,
+    label: (sc, weights) => `Softmax weights of ten keys at s = ${sc}: ${weights}.`,
+    jacLabel: "Size of the softmax's Jacobian, ‖diag(p) − p pᵀ‖, against the scale s.",
+    jacAxis: "scale s (log scale)",
+    jacCaption:
+      "‖J‖ = ‖diag(p) − p pᵀ‖ (Frobenius) against s, for the scores above; the dot is the current s.",
     key: "key",
     weight: "weight",
   },
   zh: {
-    scale: "分数缩放 s",
+    dk: "头的宽度 d_k",
+    divide: "分数除以 √d_k",
     redraw: "重新抽取分数",
-    spread: (sc, dk) =>
-      dk === null
-        ? `s = ${sc}：比缩放后的分数（s = 1）更平缓。`
-        : `s = ${sc}：相当于 d_k = ${dk} 时不做除法的 q·k 的离散程度；做了除法，任何 d_k 下 s 都是 1。`,
+    spread: (dk, sc, divided) =>
+      divided
+        ? `d_k = ${dk}，除以 √d_k：s = 1，任何 d_k 都一样。`
+        : `d_k = ${dk}，不做除法：s = √d_k = ${sc}。`,
     stats: (top, ent, jac) =>
-      `最大权重 ${top}，熵 ${ent}（最大为 2.30，即所有键相等时），softmax 雅可比矩阵的大小 ${jac}。`,
+      `最大权重 ${top}，熵 ${ent}（最大为 2.30，即所有键相等时），softmax 雅可比矩阵的大小 ‖J‖ = ${jac}。`,
+    shape: (j0, peak, sPeak, j32) =>
+      `对这组分数，‖J‖ 随 s 并不单调：所有键相等时（s → 0）为 ${j0}，在 s = ${sPeak} 处升到 ${peak}` +
+      `，之后在 s = 32（d_k = 1024，不做除法）降到 ${j32}，一个键几乎拿走全部权重。`,
+    falls: (j0, j32) =>
+      `对这组分数，‖J‖ 随 s 增大只下降：所有键相等时（s → 0）为 ${j0}，s = 32 时为 ${j32}。` +
+      "换一组分数，它往往先升后降。",
     note: "柱：每个键的 softmax 权重。柱下方是它的分数 z；softmax 读取的是 s·z。",
-    label: (sc, weights) => `缩放为 ${sc} 时十个键的 softmax 权重：${weights}。`,
+    tap: "点击或轻触一根柱，可看到它的权重。",
+    picked: (i, z, sz, w) => `键 ${i}：分数 z = ${z}，s·z = ${sz}，权重 ${w}。`,
+    label: (sc, weights) => `s = ${sc} 时十个键的 softmax 权重：${weights}。`,
+    jacLabel: "softmax 雅可比矩阵的大小 ‖diag(p) − p pᵀ‖ 随缩放 s 的变化。",
+    jacAxis: "缩放 s（对数刻度）",
+    jacCaption: "‖J‖ = ‖diag(p) − p pᵀ‖（Frobenius 范数）随 s 的变化，分数同上；圆点是当前的 s。",
     key: "键",
     weight: "权重",
   },
 };
 
 const N_KEYS = 10;
-const SLIDER = { min: -2, max: 5, step: 0.05 }; // log2 of the scale: 0.25 to 32
+const LOG2_DK = { min: 0, max: 10, start: 6 }; // d_k = 1 … 1024; the paper's d_k = 64 first
+const CURVE = { min: -4, max: 5, steps: 180 }; // log2 s for the Jacobian's curve
 
 /** Ten standard normal numbers (Box–Muller on Math.random). */
 function draw() {
@@ -62,24 +90,40 @@ export function summary(p) {
   return { top: Math.max(...p), entropy, jacobian: Math.sqrt(frob) };
 }
 
+/** ‖J‖ at s = 0, its largest value on the curve (and where), and at s = 32. */
+export function jacobianShape(scores) {
+  const at = (sc) => summary(softmax(scores.map((z) => sc * z))).jacobian;
+  const logs = Array.from(
+    { length: CURVE.steps + 1 },
+    (_, i) => CURVE.min + ((CURVE.max - CURVE.min) * i) / CURVE.steps,
+  );
+  const values = logs.map((l) => at(2 ** l));
+  const best = values.indexOf(Math.max(...values));
+  return { logs, values, j0: at(0), peak: values[best], sPeak: 2 ** logs[best], j32: at(32) };
+}
+
 export function mount(root) {
   const t = strings(TEXT);
-  const state = { scores: draw(), log2: 0 };
+  const state = { scores: draw(), log2dk: LOG2_DK.start, divided: false, picked: null };
   const id = uid("scale");
+  const divideId = uid("scale-divide");
   const statusId = uid("scale-status");
   const slider = h("input", {
     type: "range",
     id,
-    min: SLIDER.min,
-    max: SLIDER.max,
-    step: SLIDER.step,
-    value: state.log2,
+    min: LOG2_DK.min,
+    max: LOG2_DK.max,
+    step: 1,
+    value: state.log2dk,
     "aria-describedby": statusId,
   });
   const readout = h("output", { for: id, class: "explorer__readout" });
+  const divide = h("input", { type: "checkbox", id: divideId, "aria-describedby": statusId });
   const redraw = h("button", { type: "button", text: t.redraw });
   const status = statusLine(statusId);
   const chart = h("div", { class: "explorer__bars" });
+  const picked = h("p", { class: "explorer__readout-line", "aria-live": "polite" });
+  const curve = h("figure", { class: "explorer__curve" });
   root.replaceChildren(
     h(
       "div",
@@ -87,63 +131,43 @@ export function mount(root) {
       h(
         "span",
         { class: "explorer__field" },
-        h("label", { for: id, text: t.scale }),
+        h("label", { for: id, text: t.dk }),
         slider,
         readout,
       ),
+      h("span", { class: "explorer__choice" }, divide, h("label", { for: divideId, text: t.divide })),
       redraw,
     ),
-    chart,
-    h("p", { class: "explorer__note", text: t.note }),
     status,
+    chart,
+    picked,
+    h("p", { class: "explorer__note", text: t.note }),
+    curve,
   );
 
-  const scale = () => 2 ** state.log2;
+  const dk = () => 2 ** state.log2dk;
+  const scale = () => (state.divided ? 1 : Math.sqrt(dk()));
   const weights = () => softmax(state.scores.map((z) => scale() * z));
+  const fmt = (v) => (Number.isInteger(v) ? String(v) : fixed(v, 2));
 
-  function render() {
-    const p = weights();
-    const sc = scale();
-    readout.textContent = fixed(sc, 2);
-    slider.setAttribute("aria-valuetext", `s = ${fixed(sc, 2)}`);
-    const { top, entropy, jacobian } = summary(p);
-    const dk = sc >= 1 ? fixed(sc * sc, sc * sc < 10 ? 2 : 0) : null;
-    status.textContent =
-      t.spread(fixed(sc, 2), dk) + t.stats(fixed(top), fixed(entropy), fixed(jacobian));
-    const bw = 40;
+  function bars(p, sc, W) {
     const H = 140;
+    const left = 34;
+    const step = (W - left - 4) / N_KEYS;
+    const bw = Math.min(40, step - 6);
     const svg = s("svg", {
-      viewBox: `0 0 ${N_KEYS * (bw + 8) + 40} ${H + 44}`,
+      viewBox: `0 0 ${W} ${H + 48}`,
       role: "img",
-      "aria-label": t.label(fixed(sc, 2), p.map((v) => fixed(v)).join(", ")),
+      "aria-label": t.label(fmt(sc), p.map((v) => fixed(v)).join(", ")),
       class: "explorer__plot",
     });
-    svg.append(
-      s("line", {
-        x1: 36,
-        y1: H + 8,
-        x2: N_KEYS * (bw + 8) + 36,
-        y2: H + 8,
-        class: "explorer__axis",
-      }),
-    );
-    for (const [v, label] of [
-      [0, "0"],
-      [1, "1"],
-      [0.5, "0.5"],
-    ]) {
-      svg.append(
-        s("text", {
-          x: 30,
-          y: H + 8 - v * H + 3,
-          "text-anchor": "end",
-          class: "explorer__tick",
-          text: label,
-        }),
-      );
+    svg.append(s("line", { x1: left, y1: H + 8, x2: W - 4, y2: H + 8, class: "explorer__axis" }));
+    for (const [v, label] of [[0, "0"], [0.5, "0.5"], [1, "1"]]) {
+      svg.append(s("text", { x: left - 6, y: H + 8 - v * H + 4, "text-anchor": "end",
+                             class: "explorer__tick", text: label })); // prettier-ignore
     }
     p.forEach((w, i) => {
-      const x = 40 + i * (bw + 8);
+      const x = left + 4 + i * step;
       const bar = s("rect", {
         x,
         y: H + 8 - w * H,
@@ -152,38 +176,78 @@ export function mount(root) {
         class: "explorer__bar",
       });
       bar.append(s("title", { text: `${t.key} ${i}: ${t.weight} ${fixed(w, 3)}` }));
-      svg.append(bar);
-      svg.append(
-        s("text", {
-          x: x + bw / 2,
-          y: H + 24,
-          "text-anchor": "middle",
-          class: "explorer__tick",
-          text: fixed(state.scores[i], 1),
-        }),
-      );
-      svg.append(
-        s("text", {
-          x: x + bw / 2,
-          y: H + 40,
-          "text-anchor": "middle",
-          class: "explorer__tick",
-          text: `${t.key} ${i}`,
-        }),
-      );
+      // The whole column is the target, so that a small bar is easy to tap.
+      const hit = s("rect", { x: x - 3, y: 0, width: bw + 6, height: H + 48, "data-key": i,
+                              class: "explorer__hit" }); // prettier-ignore
+      svg.append(bar, hit);
+      const tick = (y, text) =>
+        s("text", { x: x + bw / 2, y, "text-anchor": "middle", class: "explorer__tick", text });
+      svg.append(tick(H + 26, fixed(state.scores[i], 1)), tick(H + 44, `${i}`));
     });
-    chart.replaceChildren(svg);
+    return svg;
+  }
+
+  let shape = jacobianShape(state.scores);
+  let drawnWidth = 0;
+  function render() {
+    const p = weights();
+    const sc = scale();
+    readout.textContent = `d_k = ${dk()}, s = ${fmt(sc)}`;
+    slider.setAttribute("aria-valuetext", `d_k = ${dk()}`);
+    const { top, entropy, jacobian } = summary(p);
+    const rises = shape.peak > shape.j0 + 1e-6;
+    status.textContent =
+      t.spread(dk(), fmt(sc), state.divided) +
+      t.stats(fixed(top), fixed(entropy), fixed(jacobian)) +
+      " " +
+      (rises
+        ? t.shape(fixed(shape.j0), fixed(shape.peak), fixed(shape.sPeak, 1), fixed(shape.j32, 3))
+        : t.falls(fixed(shape.j0), fixed(shape.j32, 3)));
+    const W = plotWidth(chart);
+    drawnWidth = W;
+    const barChart = bars(p, sc, W);
+    barChart.addEventListener("click", (event) => {
+      const hit = event.target.closest("[data-key]");
+      if (!hit) return;
+      state.picked = Number(hit.dataset.key);
+      render();
+    });
+    chart.replaceChildren(barChart);
+    const i = state.picked;
+    picked.textContent =
+      i === null ? t.tap : t.picked(i, fixed(state.scores[i], 2), fixed(sc * state.scores[i], 2), fixed(p[i], 3));
+    const xTicks = [-4, -2, 0, 2, 4].map((l) => [l, l < 0 ? `1/${2 ** -l}` : `${2 ** l}`]);
+    const [svg] = linePlot([{ values: shape.values }], {
+      W,
+      xs: (i) => shape.logs[i],
+      xTicks,
+      xLabel: t.jacAxis,
+      yMin: 0,
+      yMax: 0.6,
+      label: t.jacLabel,
+      marker: { x: Math.log2(sc), y: jacobian, text: `s = ${fmt(sc)}` },
+    });
+    curve.replaceChildren(svg, h("figcaption", { text: t.jacCaption }));
   }
 
   slider.addEventListener("input", () => {
-    state.log2 = Number(slider.value);
+    state.log2dk = Number(slider.value);
+    render();
+  });
+  divide.addEventListener("change", () => {
+    state.divided = divide.checked;
     render();
   });
   redraw.addEventListener("click", () => {
     state.scores = draw();
+    shape = jacobianShape(state.scores);
     render();
   });
-  // For the browser tests: the scores, the scale and the weights on show.
-  root.explorer = { scores: () => [...state.scores], scale, weights };
+  new ResizeObserver(() => {
+    if (Math.abs(plotWidth(chart) - drawnWidth) > 8) render();
+  }).observe(chart);
+  // For the browser tests: the scores, d_k, the scale and the weights on show, and the
+  // Jacobian's curve.
+  root.explorer = { scores: () => [...state.scores], dk, scale, weights, shape: () => shape };
   render();
 }
