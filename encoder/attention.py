@@ -12,13 +12,7 @@ from encoder import _checks
 from encoder.masks import check_mask
 
 
-def _check_sdpa_inputs(
-    q: torch.Tensor,
-    k: torch.Tensor,
-    v: torch.Tensor,
-    mask: torch.Tensor | None = None,
-    dropout_p: float = 0.0,
-) -> None:
+def _check_sdpa_inputs(q, k, v, mask=None, dropout_p=0.0) -> None:  # as the function's
     for name, t in (("q", q), ("k", k), ("v", v)):
         _checks.tensor(name, t, ("...", "T", "d"))
     _checks.probability("dropout_p", dropout_p)

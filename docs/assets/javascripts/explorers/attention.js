@@ -3,7 +3,17 @@
 // (encoder/transformer_embedding.py, encoder_layer.py, attention.py, training.py), in float64 on
 // the float32 weights the build exported (docs_build/explorers.py). The browser tests compare
 // it with the package's output on exported test vectors.
-import { fixed, h, s, sinusoidalTable, softmax, statusLine, strings, uid } from "./common.js";
+import {
+  fixed,
+  h,
+  s,
+  sequenceInput,
+  sinusoidalTable,
+  softmax,
+  statusLine,
+  strings,
+  uid,
+} from "./common.js";
 
 // Site files the page names (data-model-*) are paths from the site's root, this module being
 // at assets/javascripts/explorers/.
@@ -429,19 +439,7 @@ export function mount(root) {
       return h("span", { class: "explorer__choice" }, radio, label);
     }),
   );
-  const input = h("input", {
-    type: "text",
-    id: inputId,
-    value: state.text,
-    autocomplete: "off",
-    spellcheck: "false",
-    inputmode: "numeric",
-    "aria-describedby": statusId,
-  });
-  input.addEventListener("input", () => {
-    state.text = input.value;
-    update();
-  });
+  const input = sequenceInput(inputId, state, statusId, update);
   const random = h("button", { type: "button", text: t.random });
   random.addEventListener("click", () => {
     const n = 2 + Math.floor(Math.random() * (TRAINED_MAX - 1));

@@ -5,7 +5,7 @@
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
 // the browser tests compare it with the package's on exported vectors (data-tests).
 import { EXPECTED, forward, load, parse } from "./attention.js";
-import { fixed, h, statusLine, strings, uid } from "./common.js";
+import { fixed, h, sequenceInput, statusLine, strings, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 const pct = (v) => `${fixed(100 * v, 1)} %`;
@@ -125,19 +125,7 @@ export function mount(root) {
     ),
   );
   const inputId = uid("break-input");
-  const input = h("input", {
-    type: "text",
-    id: inputId,
-    value: state.text,
-    autocomplete: "off",
-    spellcheck: "false",
-    inputmode: "numeric",
-    "aria-describedby": statusId,
-  });
-  input.addEventListener("input", () => {
-    state.text = input.value;
-    reset();
-  });
+  const input = sequenceInput(inputId, state, statusId, reset);
   const guessGroup = uid("break-guess");
   const guessField = h(
     "fieldset",

@@ -79,3 +79,21 @@ export function softmax(values) {
 export function fixed(value, digits = 2) {
   return Number(value).toFixed(digits);
 }
+
+/** The text box of a sequence of digits: edits go to state.text, then to onInput(). */
+export function sequenceInput(id, state, describedBy, onInput) {
+  const input = h("input", {
+    type: "text",
+    id,
+    value: state.text,
+    autocomplete: "off",
+    spellcheck: "false",
+    inputmode: "numeric",
+    "aria-describedby": describedBy,
+  });
+  input.addEventListener("input", () => {
+    state.text = input.value;
+    onInput();
+  });
+  return input;
+}
