@@ -226,7 +226,7 @@ NOT_TEXT = re.compile(
     r'|jp-OutputPrompt[^"]*|anchor-link)"'
 )
 # nbconvert's Mermaid loader: it imports Mermaid from a CDN when the notebook has a diagram
-# (none does: tests/test_site_build.py), and is a module script the page does not need.
+# (none does: tests/site/test_build.py), and is a module script the page does not need.
 MERMAID = re.compile(
     r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{'
     r"\s*const diagrams = document\.querySelectorAll\(\"\.jp-Mermaid.*?</script>"

@@ -1,7 +1,7 @@
 """Tests of encoder/tasks.py, encoder/training.py and encoder/experiments.py: the toy tasks, the
 classifier, the loss, the schedule, the training loop (deterministic, logged, learning). The
 errors that name bad configuration are in tests/test_boundary.py; the Train page's own runs
-and their assertions run once, in the site's build (tests/site/test_strict_build.py)."""
+and their assertions run once, as the tests of docs/train.md's fences (conftest.py)."""
 
 from __future__ import annotations
 
