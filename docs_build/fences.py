@@ -25,6 +25,7 @@ import dataclasses
 import functools
 import importlib
 import io
+import logging
 import re
 import sys
 import textwrap
@@ -109,11 +110,7 @@ class State:
 
 
 def on_config(config):
-    package = cache.package_hash()
-    if State.package and package != State.package:  # `mkdocs serve`: the package was edited
-        for name in [m for m in sys.modules if m.partition(".")[0] == "encoder"]:
-            del sys.modules[name]
-    State.package, State.config, State.ran = package, config, 0
+    State.package, State.config, State.ran = cache.package_hash(), config, 0
     for fence in config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", []):
         if fence.get("format") is markdown_exec.formatter and fence["name"] == "python":
             fence["format"] = formatter
@@ -132,8 +129,6 @@ def on_pre_page(page, config, files):
 
 
 def on_post_build(config) -> None:
-    import logging
-
     logging.getLogger("mkdocs").info(
         "fences: %d ran in this build, the others were cached", State.ran
     )

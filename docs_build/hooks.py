@@ -18,6 +18,7 @@ import os
 import platform
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from mkdocs.plugins import event_priority
@@ -43,6 +44,9 @@ def on_config(config):
     package = cache.package_hash()
     State.package_changed = State.package not in ("", package)
     State.package = package
+    if State.package_changed:  # `mkdocs serve`: the pages' code imports the edited package
+        for name in [m for m in sys.modules if m.partition(".")[0] == "encoder"]:
+            del sys.modules[name]
     import torch
 
     import encoder
@@ -138,9 +142,8 @@ def on_page_content(html: str, page, config, files) -> str:
 
 # nbconvert's template (used by mkdocs-jupyter) writes a MathJax 2 loader into every notebook
 # page: an empty <script src=""> (no CDN here) and a script calling MathJax.Hub.Config. Notebook
-# math is typeset at build (docs_build/typeset.py); no MathJax runs in the browser. Inert on a
-# full load, the snippet runs when instant navigation swaps a notebook page in: "Cannot read
-# properties of undefined (reading 'Config')" (found by tests/site/browser). Drop it.
+# math is typeset at build (docs_build/typeset.py); no MathJax runs in the browser, and the
+# snippet only asks for what the page does not have. Drop it.
 NBCONVERT_MATHJAX2 = re.compile(
     r"<!-- Load mathjax -->.*?<!-- End of mathjax configuration -->", re.DOTALL
 )

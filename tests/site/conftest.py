@@ -28,8 +28,6 @@ from filelock import FileLock
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 ZH = "zh/"
-# ipykernel logs this whenever mkdocs-jupyter starts a kernel over local TCP, as nbclient asks.
-BENIGN = ("[IPKernelApp] WARNING | Kernel is running over TCP without encryption.",)
 
 
 def url_path(src: str) -> str:
@@ -87,8 +85,7 @@ class Build:
 
     @property
     def warnings(self) -> list[str]:
-        lines = self.log.splitlines()
-        return [line for line in lines if "WARNING" in line and not line.startswith(BENIGN)]
+        return [line for line in self.log.splitlines() if "WARNING" in line]
 
 
 class _Server(http.server.ThreadingHTTPServer):
