@@ -3,7 +3,7 @@
 // PE(p)·PE(p+m) against the offset m. The names are the page's: pos a position, pair k the
 // columns 2k (sine) and 2k+1 (cosine), m an offset. The table is computed here by the same
 // formula as encoder.sinusoidal_table; the browser tests compare the two.
-import { fixed, h, s, sinusoidalTable, statusLine, strings, uid } from "./common.js";
+import { h, s, sinusoidalTable, statusLine, strings, uid } from "./common.js";
 import { linePlot, niceTicks, plotWidth } from "./plot.js";
 
 const TEXT = {
@@ -86,22 +86,27 @@ function heatMap(table, t, W) {
     "aria-label": `${t.heatLabel(n, d)} ${t.scaleLabel}`,
     class: "explorer__plot",
   });
-  const cells = s("g", {});
-  table.forEach((row, p) =>
-    row.forEach((v, i) => {
-      cells.append(
-        s("rect", {
-          x: fixed(box.x0 + i * cw, 2),
-          y: fixed(box.y0 + p * ch, 2),
-          width: fixed(cw + 0.05, 2),
-          height: fixed(ch + 0.05, 2),
-          class: v >= 0 ? "explorer__pos" : "explorer__neg",
-          "fill-opacity": fixed(Math.abs(v), 3),
-        }),
-      );
-    }),
-  );
-  svg.append(cells);
+  // The cells: one pixel each on two canvases (the positive values, the negative ones) whose
+  // opacity is |value|, used as masks over two rectangles coloured by the stylesheet (so the
+  // dark scheme recolours them): 2 image elements, not n·d rectangles.
+  const area = { x: box.x0, y: box.y0, width: box.x1 - box.x0, height: box.y1 - box.y0 };
+  for (const [sign, cls] of [[1, "explorer__pos"], [-1, "explorer__neg"]]) {
+    const canvas = document.createElement("canvas");
+    [canvas.width, canvas.height] = [d, n];
+    const ctx = canvas.getContext("2d");
+    const pixels = ctx.createImageData(d, n);
+    table.flatMap((row) => [...row]).forEach((v, j) => {
+      pixels.data.fill(255, 4 * j, 4 * j + 3);
+      pixels.data[4 * j + 3] = Math.sign(v) === sign ? Math.round(255 * Math.abs(v)) : 0;
+    });
+    ctx.putImageData(pixels, 0, 0);
+    const mask = uid("pe-cells");
+    svg.append(
+      s("mask", { id: mask }, s("image", { ...area, href: canvas.toDataURL(),
+        preserveAspectRatio: "none", style: "image-rendering: pixelated" })),
+      s("rect", { ...area, class: cls, mask: `url(#${mask})` }),
+    ); // prettier-ignore
+  }
   const tick = (attrs, text) => s("text", { class: "explorer__tick", ...attrs, text });
   const mark = (x1, y1, x2, y2) => s("line", { x1, y1, x2, y2, class: "explorer__axis" });
   for (const p of niceTicks(n - 1, 5)) {
