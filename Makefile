@@ -13,10 +13,10 @@ TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -qq --upgrade pip
 	$(BIN)/python -m pip install -qq --retries 0 --timeout 10 "$(TORCH)" --index-url $(TORCH_INDEX) \
 	  || $(BIN)/python -m pip install -q "$(TORCH)"
-	$(BIN)/python -m pip install -q -e . --group dev
+	$(BIN)/python -m pip install -qq -e . --group dev  # -qq: errors only
 	touch $@
 
 # MathJax typesets every formula at build, in Node (docs_build/mathjax.mjs): mathjax-full from

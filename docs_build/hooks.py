@@ -14,6 +14,7 @@ current colour scheme. Nothing drawn is committed, so nothing drawn can go stale
 from __future__ import annotations
 
 import datetime as dt
+import logging
 import os
 import platform
 import re
@@ -38,6 +39,23 @@ FIGURE_LINE = re.compile(
 class State:
     package = ""  # cache.package_hash() of the previous build of this process (`mkdocs serve`)
     package_changed = False  # since then
+
+
+# The log keeps what an author acts on. Quieted: jieba's four lines as it loads the dictionary of
+# the Chinese search index; the plugins' per-file notes (i18n's overrides, the notebooks' cache
+# hits and copies); and, for `serve --dirty` (the Makefile's choice, see the README), MkDocs'
+# notice that a dirty build is inaccurate and its advice to clean the folder it serves from.
+QUIET = ("jieba", "mkdocs.plugins.mkdocs_static_i18n", "mkdocs.plugins.mkdocs_jupyter")
+DIRTY_NOTICES = ("A 'dirty' build is being performed", "The directory contains stale files")
+
+
+def on_startup(command: str, dirty: bool) -> None:
+    for name in QUIET:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    if dirty:
+        logging.getLogger("mkdocs.commands.build").addFilter(
+            lambda record: not record.getMessage().startswith(DIRTY_NOTICES)
+        )
 
 
 def on_config(config):
