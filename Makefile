@@ -50,14 +50,18 @@ build: $(STAMP) $(NODE_STAMP)
 	-$(FENCES)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
+# The tests that build toy sites of their own run first in the second pytest: on one worker while
+# the other builds the site.
+TOY_SITES := tests/docs_build/test_fences.py tests/docs_build/test_add_a_page.py
+
 # First every fence of the pages and the package tests, on every core (a page's fences on one
 # worker, in order), which fills .cache/ with what the fences printed and drew; then the strict
 # build, which shows them from there and runs none again, and the site in a browser.
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(PYTEST_FLAGS)
-	FENCES_TESTED=1 $(BIN)/pytest -n auto tests/site $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(TOY_SITES:%=--ignore=%) $(PYTEST_FLAGS)
+	FENCES_TESTED=1 $(BIN)/pytest -n auto $(TOY_SITES) tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer
