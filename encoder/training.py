@@ -123,9 +123,9 @@ def lr_factor(step: int, warmup: int) -> float:
 @dataclasses.dataclass
 class History:
     """What ``train`` measured: loss, accuracy and learning rate at every step, the
-    held-out accuracy every ``eval_every`` steps, and the weights at the steps it was asked
-    to keep (``checkpoints``: step -> a CPU copy of the state dict; step 0 is before the
-    first update)."""
+    held-out accuracy every ``eval_every`` steps, and the weights at the steps it was
+    asked to keep (``checkpoints``: step -> a CPU copy of the state dict; step 0 is
+    before the first update)."""
 
     loss: list[float] = dataclasses.field(default_factory=list, init=False)
     accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
@@ -154,8 +154,8 @@ def _check_arguments(**numbers: object) -> None:
     _checks.non_negative_float("weight_decay", numbers["weight_decay"])
     checkpoints, steps = numbers["checkpoints"], numbers["steps"]
     if isinstance(checkpoints, str | bytes) or not isinstance(checkpoints, Sequence):
-        kind = type(checkpoints).__name__
-        raise TypeError(f"checkpoints must be a sequence of steps, got {kind} {checkpoints!r}")
+        kind = f"{type(checkpoints).__name__} {checkpoints!r}"
+        raise TypeError(f"checkpoints must be a sequence of steps, got {kind}")
     for step in checkpoints:
         _checks.integer("a checkpoint step", step)
         if not 0 <= step <= steps:
