@@ -278,7 +278,7 @@ export function parse(text, maxLen, t) {
 }
 
 // --- the widget ----------------------------------------------------------------------------------
-function heatMap(weights, ids, label, picked) {
+export function heatMap(weights, ids, label, picked) {
   const T = ids.length;
   const cell = 12;
   const pad = 16;
@@ -326,7 +326,7 @@ function heatMap(weights, ids, label, picked) {
   return svg;
 }
 
-function strongest(weights) {
+export function strongest(weights) {
   return weights
     .map((row, q) => {
       const k = row.indexOf(Math.max(...row));
