@@ -100,17 +100,25 @@ def test_attention_explorer_equals_the_package(page, site, problems):
     assert problems == []
 
 
-def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
+def _load_in_view(page, site, explorer: str, attributes: tuple[str, ...]):
+    """Open the Train page, check that no file the explorer's ``attributes`` name is fetched
+    before the explorer comes into view, scroll to it and wait until it is drawn. Returns
+    those files' URLs, the requests made, and the explorer."""
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site.url("train/"), wait_until="networkidle")
-    widget = page.locator("[data-explorer='attention']")
+    widget = page.locator(f"[data-explorer='{explorer}']")
     href = "([u, root]) => new URL(u, root).href"
-    models = {page.evaluate(href, [widget.get_attribute(a), site.base])
-              for a in ("data-model-count", "data-model-reverse", "data-model-sort")}  # fmt: skip
-    assert models.isdisjoint(requested), "weights fetched before the explorer was in view"
+    files = {page.evaluate(href, [widget.get_attribute(a), site.base]) for a in attributes}
+    assert files.isdisjoint(requested), "fetched before the explorer was in view"
     widget.scroll_into_view_if_needed()
-    page.wait_for_selector("[data-explorer='attention'][data-ready]")
+    page.wait_for_selector(f"[data-explorer='{explorer}'][data-ready]")
+    return files, requested, widget
+
+
+def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
+    attributes = ("data-model-count", "data-model-reverse", "data-model-sort")
+    models, requested, _ = _load_in_view(page, site, "attention", attributes)
     assert len(models.intersection(requested)) == 1  # one task's model, not all three
     assert problems == []
 
@@ -536,15 +544,7 @@ def test_learn_explorer_shows_the_package_maps_at_every_step(page, site, problem
 
 
 def test_learn_explorer_fetches_only_in_view_and_keeps_to_its_steps(page, site, problems):
-    requested: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(site.url("train/"), wait_until="networkidle")
-    widget = page.locator("[data-explorer='learn']")
-    href = "([u, root]) => new URL(u, root).href"
-    url = page.evaluate(href, [widget.get_attribute("data-run"), site.base])
-    assert url not in requested, "the kept steps were fetched before the explorer was in view"
-    widget.scroll_into_view_if_needed()
-    page.wait_for_selector("[data-explorer='learn'][data-ready]")
+    (url,), requested, widget = _load_in_view(page, site, "learn", ("data-run",))
     assert requested.count(url) == 1
     element = widget.element_handle()
     steps = page.evaluate("el => el.explorer.steps()", element)

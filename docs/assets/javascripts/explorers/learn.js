@@ -4,7 +4,7 @@
 // kept weights, computed at build time (docs_build/explorers.py: learn_explorer); the browser
 // tests retrain the run and compare.
 import { heatMap, strongest } from "./attention.js";
-import { fixed, h, statusLine, strings, uid } from "./common.js";
+import { fixed, h, radio, statusLine, strings, uid } from "./common.js";
 import { linePlot, plotWidth } from "./plot.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
@@ -141,16 +141,12 @@ export function mount(root) {
     slider.disabled = false;
     const group = uid("learn-input");
     inputs.append(
-      ...data.inputs.map((ids, k) => {
-        const id = uid("learn-input");
-        const radio = h("input", { type: "radio", name: group, id, value: k });
-        radio.checked = k === state.input;
-        radio.addEventListener("change", () => {
+      ...data.inputs.map((ids, k) =>
+        radio(group, k, ids.join(" "), k === state.input, () => {
           state.input = k;
           draw();
-        });
-        return h("span", { class: "explorer__choice" }, radio, h("label", { for: id, text: ids.join(" ") }));
-      }),
+        }),
+      ),
     );
     slider.addEventListener("input", () => {
       state.index = Number(slider.value);
