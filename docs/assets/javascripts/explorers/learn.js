@@ -5,7 +5,7 @@
 // tests retrain the run and compare.
 import { heatMap, strongest } from "./attention.js";
 import { fixed, h, radio, statusLine, strings, uid } from "./common.js";
-import { linePlot, plotWidth } from "./plot.js";
+import { linePlot, niceTicks, plotWidth } from "./plot.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 const TEXT = {
@@ -37,7 +37,7 @@ const TEXT = {
     failed: (e) => `无法加载保存的各步（${e}）。`,
     status: (s, last, loss, hd, w1, w0) =>
       `第 ${s} 步（共 ${last} 步）：训练损失 ${loss}。镜像键 n−1−i 上的权重（500 条留出序列的平均）：` +
-      `第 1 层头 ${hd}：${w1}；第 0 层：最多 ${w0}。`,
+      `第 1 层的头 ${hd}：${w1}；第 0 层：最多 ${w0}。`,
     lossAxis: "训练步数",
     lossLabel: (s, loss) => `每一步的训练损失，从约 2.3 往下降；标记处：第 ${s} 步，损失 ${loss}。`,
     lossCaption: "这次训练的损失曲线，标出所选的步数。",
@@ -103,6 +103,7 @@ export function mount(root) {
     const [svg] = linePlot([{ values: data.loss }], {
       W: drawnWidth,
       xs: (i) => i + 1,
+      xTicks: [1, ...niceTicks(data.loss.length, drawnWidth < 400 ? 4 : 6).slice(1)].map((v) => [v, v]),
       xLabel: t.lossAxis,
       yMin: 0,
       yMax,
