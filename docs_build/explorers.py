@@ -8,6 +8,9 @@ explorer's "Trace one query"), which the browser tests compare with the page's o
 pass (``docs/assets/javascripts/explorers/attention.js``). They are
 files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
 returns the widget's HTML, whose attributes give their paths from the site's root.
+``break_it_explorer`` does the same for the page's ablations ("Break it live"), and
+``learn_explorer`` for the weights one run kept as it trained ("Watch it learn": the attention
+maps of a few fixed sequences at each kept step, and the loss).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from encoder import (
     scaled_dot_product_attention,
 )
 from encoder.experiments import ScaleQueries
+from encoder.training import History
 
 # Inputs of the test vectors: a short, a typical and a full-length (12 tokens, the longest the
 # tasks train on) sequence; the widget accepts up to max_len.
@@ -229,7 +233,7 @@ def _rounded(t: torch.Tensor, digits: int = 6) -> list:
     return torch.round(t.double(), decimals=digits).tolist()
 
 
-def learn_explorer(model: TokenClassifier, history, mirror_weight: dict, run: dict) -> str:
+def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict, run: dict) -> str:
     """Write the kept steps of one run: the training loss at every step, the attention maps of
     LEARN_INPUTS at each kept step (rounded to 1e-6), the page's measured weight on the
     mirrored key per layer and head (``mirror_weight``: step -> (L, H)) and ``run``, what the
