@@ -27,7 +27,8 @@ const TEXT = {
       `Step ${s}, layer ${l}, head ${i}. For each query, the key with the largest weight: ${pairs}.`,
     legend:
       "Each map: rows are queries, columns keys; the stronger the colour, the more weight. " +
-      "The mirrored key of query i is n−1−i: the anti-diagonal, from bottom left to top right.",
+      "The mirrored key of query i, n−1−i, is outlined: the anti-diagonal, from bottom left " +
+      "to top right.",
   },
   zh: {
     step: "训练步数",
@@ -44,7 +45,7 @@ const TEXT = {
     layer: (l) => `第 ${l} 层`,
     head: (i) => `头 ${i}`,
     mapLabel: (s, l, i, pairs) => `第 ${s} 步，第 ${l} 层，头 ${i}。每个查询权重最大的键：${pairs}。`,
-    legend: "每张图：行是查询，列是键；颜色越浓，权重越大。查询 i 的镜像键是 n−1−i：从左下到右上的反对角线。",
+    legend: "每张图：行是查询，列是键；颜色越浓，权重越大。查询 i 的镜像键 n−1−i 用虚线框出：从左下到右上的反对角线。",
   },
 };
 
@@ -112,6 +113,7 @@ export function mount(root) {
     });
     curve.replaceChildren(svg, h("figcaption", { text: t.lossCaption }));
     const ids = data.inputs[state.input];
+    const mirrored = ids.map((_, q) => [q, ids.length - 1 - q]); // query i, key n-1-i
     maps.replaceChildren(
       ...data.maps[state.index][state.input].map((layer, l) =>
         h(
@@ -125,7 +127,7 @@ export function mount(root) {
               h(
                 "figure",
                 { class: "explorer__head" },
-                heatMap(w, ids, t.mapLabel(step, l, i, strongest(w)), null),
+                heatMap(w, ids, t.mapLabel(step, l, i, strongest(w)), null, mirrored),
                 h("figcaption", { text: t.head(i) }),
               ),
             ),
