@@ -8,6 +8,9 @@ explorer's "Trace one query"), which the browser tests compare with the page's o
 pass (``docs/assets/javascripts/explorers/attention.js``). They are
 files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
 returns the widget's HTML, whose attributes give their paths from the site's root.
+``break_it_explorer`` does the same for the page's ablations ("Break it live"), and
+``learn_explorer`` for the weights one run kept as it trained ("Watch it learn": the attention
+maps of a few fixed sequences at each kept step, and the loss).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from encoder import (
     scaled_dot_product_attention,
 )
 from encoder.experiments import ScaleQueries
+from encoder.training import History
 
 # Inputs of the test vectors: a short, a typical and a full-length (12 tokens, the longest the
 # tasks train on) sequence; the widget accepts up to max_len.
@@ -205,3 +209,45 @@ def break_it_explorer(
     }
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return f'<div class="explorer" data-explorer="break-it" {attributes}></div>'
+
+
+# --- Watch it learn -----------------------------------------------------------------------------
+# The fixed reversal inputs whose maps the explorer shows at every kept step: the Train page's
+# sample (9 tokens), a short one and a full-length one (12).
+LEARN_INPUTS = [[3, 1, 4, 1, 5, 9, 2, 6, 5], [7, 2, 8, 1, 8], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
+
+
+@torch.no_grad()
+def checkpoint_maps(model: TokenClassifier, checkpoints: dict, inputs: list[list[int]]) -> dict:
+    """step -> the package's attention maps of ``model`` holding that step's weights, one
+    (n_layers, n_head, T, T) array per input, run one sequence at a time as on the page."""
+    snapshot = copy.deepcopy(model)
+    maps = {}
+    for step, state in sorted(checkpoints.items()):
+        snapshot.load_state_dict(state)
+        maps[step] = [attention_maps(snapshot.encoder, torch.tensor([ids]))[:, 0] for ids in inputs]
+    return maps
+
+
+def _rounded(t: torch.Tensor, digits: int = 6) -> list:
+    return torch.round(t.double(), decimals=digits).tolist()
+
+
+def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict, run: dict) -> str:
+    """Write the kept steps of one run: the training loss at every step, the attention maps of
+    LEARN_INPUTS at each kept step (rounded to 1e-6), the page's measured weight on the
+    mirrored key per layer and head (``mirror_weight``: step -> (L, H)) and ``run``, what the
+    browser tests retrain it from. Returns the explorer's HTML."""
+    if 0 not in history.checkpoints or len(history.checkpoints) < 2:
+        raise ValueError(f"need step 0 and a later step, got {sorted(history.checkpoints)}")
+    maps = checkpoint_maps(model, history.checkpoints, LEARN_INPUTS)
+    data = {
+        "steps": sorted(maps),
+        "loss": [round(v, 5) for v in history.loss],
+        "inputs": LEARN_INPUTS,
+        "maps": [[_rounded(m) for m in maps[step]] for step in sorted(maps)],
+        "mirror": [_rounded(torch.as_tensor(mirror_weight[step]), 4) for step in sorted(maps)],
+        "run": run,
+    }
+    path = write("explorers/learn.json", json.dumps(data, separators=(",", ":")))
+    return f'<div class="explorer" data-explorer="learn" data-run="{html.escape(path)}"></div>'

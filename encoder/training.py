@@ -10,7 +10,7 @@ import dataclasses
 import math
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import torch
 import torch.nn.functional as F
@@ -122,8 +122,10 @@ def lr_factor(step: int, warmup: int) -> float:
 # --8<-- [start:history]
 @dataclasses.dataclass
 class History:
-    """What ``train`` measured: loss, accuracy and learning rate at every step, and
-    the held-out accuracy every ``eval_every`` steps."""
+    """What ``train`` measured: loss, accuracy and learning rate at every step, the
+    held-out accuracy every ``eval_every`` steps, and the weights at the steps it was
+    asked to keep (``checkpoints``: step -> a CPU copy of the state dict; step 0 is
+    before the first update)."""
 
     loss: list[float] = dataclasses.field(default_factory=list, init=False)
     accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
@@ -131,6 +133,9 @@ class History:
     eval_steps: list[int] = dataclasses.field(default_factory=list, init=False)
     eval_accuracy: list[float] = dataclasses.field(default_factory=list, init=False)
     seconds: float = dataclasses.field(default=0.0, init=False)  # time of the loop
+    checkpoints: dict[int, dict[str, torch.Tensor]] = dataclasses.field(
+        default_factory=dict, init=False
+    )
 
 
 # --8<-- [end:history]
@@ -147,6 +152,19 @@ def _check_arguments(**numbers: object) -> None:
         _checks.non_negative_ints(log_every=numbers["log_every"])
     _checks.positive_float("lr", numbers["lr"])
     _checks.non_negative_float("weight_decay", numbers["weight_decay"])
+    checkpoints, steps = numbers["checkpoints"], numbers["steps"]
+    if isinstance(checkpoints, str | bytes) or not isinstance(checkpoints, Sequence):
+        kind = f"{type(checkpoints).__name__} {checkpoints!r}"
+        raise TypeError(f"checkpoints must be a sequence of steps, got {kind}")
+    for step in checkpoints:
+        _checks.integer("a checkpoint step", step)
+        if not 0 <= step <= steps:
+            raise ValueError(f"checkpoint step {step} is not in 0..steps ({steps})")
+
+
+def _snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
+    """A CPU copy of the model's state dict, which later steps leave as it is."""
+    return {k: v.detach().to("cpu", copy=True) for k, v in model.state_dict().items()}
 
 
 def check_fits(model: TokenClassifier, task: Task) -> None:
@@ -216,6 +234,7 @@ def train(
     eval_every: int = 50,
     threads: int = 1,
     log_every: int | None = None,
+    checkpoints: Sequence[int] = (),
 ) -> History:
     """Train ``model`` on ``task`` with AdamW for ``steps`` batches; return the History.
 
@@ -224,14 +243,15 @@ def train(
     torch's global RNG, seeded here too, and the loop runs on ``threads`` threads (one
     is fastest for models this small). Every ``eval_every`` steps (0: never), the
     History records the held-out accuracy. Logs to stderr every ``log_every`` steps
-    (by default every tenth of the run, and only when stderr is a terminal). The model
-    is left in training mode.
+    (by default every tenth of the run, and only when stderr is a terminal). After each
+    step in ``checkpoints`` (0: before the first), the History keeps a CPU copy of the
+    weights. The model is left in training mode.
     """
     check_fits(model, task)
     _check_arguments(
         steps=steps, batch_size=batch_size, lr=lr, warmup=warmup, seed=seed,
         weight_decay=weight_decay, eval_every=eval_every, threads=threads,
-        log_every=log_every,
+        log_every=log_every, checkpoints=checkpoints,
     )  # fmt: skip
     if eval_every and eval_every <= steps:
         check_split(task, "test")
@@ -243,6 +263,9 @@ def train(
     data = torch.Generator().manual_seed(seed)  # batches
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     history, start = History(), time.perf_counter()
+    keep = set(checkpoints)
+    if 0 in keep:
+        history.checkpoints[0] = _snapshot(model)
     with num_threads(threads):
         for step in range(1, steps + 1):
             for group in optimizer.param_groups:
@@ -259,6 +282,8 @@ def train(
             history.loss.append(loss.item())
             history.accuracy.append(token_accuracy(logits.detach(), targets))
             history.lr.append(optimizer.param_groups[0]["lr"])
+            if step in keep:
+                history.checkpoints[step] = _snapshot(model)
             if eval_every and step % eval_every == 0:
                 history.eval_steps.append(step)
                 history.eval_accuracy.append(evaluate(model, task, n=500))

@@ -141,6 +141,36 @@ def test_training_is_deterministic_for_a_seed_and_thread_count():
     assert h1.loss != h3.loss
 
 
+def test_checkpoints_keep_the_weights_at_the_steps_asked_for():
+    task = Task("reverse", vocab_size=6, max_len=6)
+    model = model_for(task, dropout=0.1)
+    start = {k: v.clone() for k, v in model.state_dict().items()}
+    history = train(model, task, steps=6, eval_every=3, checkpoints=[6, 0, 2])
+    assert sorted(history.checkpoints) == [0, 2, 6]
+    first, middle, last = (history.checkpoints[s] for s in (0, 2, 6))
+    final = model.state_dict()
+    assert first.keys() == start.keys() == final.keys()
+    assert all(torch.equal(first[k], start[k]) for k in start)  # before the first update
+    assert all(torch.equal(last[k], final[k]) for k in final)  # the trained model
+    assert all(v.device.type == "cpu" for v in middle.values())
+    changed = [k for k in final if not torch.equal(middle[k], final[k])]
+    assert "encoder.embedding.token.weight" in changed  # a copy, not the live tensors
+    # Two more steps from checkpoint 2 land on the weights a 4-step run ends with.
+    again = model_for(task, dropout=0.1)
+    train(again, task, steps=2, eval_every=0)
+    assert all(torch.equal(again.state_dict()[k], middle[k]) for k in middle)
+
+
+def test_recording_checkpoints_changes_nothing_in_the_run():
+    task = Task("count", vocab_size=6, max_len=6)
+    plain, recorded = model_for(task, dropout=0.1), model_for(task, dropout=0.1)
+    h1 = train(plain, task, steps=8, eval_every=4)
+    h2 = train(recorded, task, steps=8, eval_every=4, checkpoints=range(9))
+    assert h1.loss == h2.loss and h1.eval_accuracy == h2.eval_accuracy and h1.lr == h2.lr
+    assert all(torch.equal(plain.state_dict()[k], v) for k, v in recorded.state_dict().items())
+    assert h1.checkpoints == {} and sorted(h2.checkpoints) == list(range(9))
+
+
 def test_threads_are_restored():
     before = torch.get_num_threads()
     task = Task("sort", vocab_size=6, max_len=6)

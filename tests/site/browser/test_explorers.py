@@ -5,6 +5,8 @@
   by the package with the exported weights; so must every step of its trace of one query.
 - The positional-encoding explorer must show the package's sinusoidal table.
 - The scale explorer must show softmax(s * scores), sharper as s grows, s = sqrt(d_k).
+- "Watch it learn" must show, at each kept step, the package's attention maps of the weights
+  the run had then: the test trains the run again from what the export says of it.
 - Their text is at least 9 px on a 390 px screen, and the token table scrolls there.
 - Each is driven by the keyboard, answers bad input with a message in the widget (and keeps
   working) and speaks the page's language. Their colours in the dark scheme: ``test_pages.py``.
@@ -19,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from encoder import Encoder, TokenClassifier, attention_maps, sinusoidal_table
+from encoder import Encoder, Task, TokenClassifier, attention_maps, sinusoidal_table, train
 
 EXACT = 1e-5  # in-browser forward pass against the package, max abs difference
 LANGUAGES = {"en": "", "zh": "zh/"}
@@ -98,17 +100,25 @@ def test_attention_explorer_equals_the_package(page, site, problems):
     assert problems == []
 
 
-def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
+def _load_in_view(page, site, explorer: str, attributes: tuple[str, ...]):
+    """Open the Train page, check that no file the explorer's ``attributes`` name is fetched
+    before the explorer comes into view, scroll to it and wait until it is drawn. Returns
+    those files' URLs, the requests made, and the explorer."""
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site.url("train/"), wait_until="networkidle")
-    widget = page.locator("[data-explorer='attention']")
+    widget = page.locator(f"[data-explorer='{explorer}']")
     href = "([u, root]) => new URL(u, root).href"
-    models = {page.evaluate(href, [widget.get_attribute(a), site.base])
-              for a in ("data-model-count", "data-model-reverse", "data-model-sort")}  # fmt: skip
-    assert models.isdisjoint(requested), "weights fetched before the explorer was in view"
+    files = {page.evaluate(href, [widget.get_attribute(a), site.base]) for a in attributes}
+    assert files.isdisjoint(requested), "fetched before the explorer was in view"
     widget.scroll_into_view_if_needed()
-    page.wait_for_selector("[data-explorer='attention'][data-ready]")
+    page.wait_for_selector(f"[data-explorer='{explorer}'][data-ready]")
+    return files, requested, widget
+
+
+def test_attention_explorer_loads_weights_only_in_view(page, site, problems):
+    attributes = ("data-model-count", "data-model-reverse", "data-model-sort")
+    models, requested, _ = _load_in_view(page, site, "attention", attributes)
     assert len(models.intersection(requested)) == 1  # one task's model, not all three
     assert problems == []
 
@@ -284,6 +294,7 @@ PAGES = {
     "positional-encoding": "positional-encoding/",
     "scale": "attention/",
     "attention": "train/",
+    "learn": "train/",
 }
 
 
@@ -469,4 +480,101 @@ def test_break_it_predict_then_see(page, site, problems, lang):
     assert widget.locator("tbody tr").first.locator("td").count() == 13
     note = widget.locator(".explorer__note").inner_text()
     assert f"{100 * challenges['reverse']['accuracy']:.1f} %" in note
+    assert problems == []
+
+
+# --- Watch it learn ---------------------------------------------------------------------------
+def _kept_maps(run: dict, steps: list[int], inputs: list[list[int]]) -> dict:
+    """The run again, as the page trained it: step -> the attention maps of each input."""
+    torch.manual_seed(run["init_seed"])
+    task = Task("reverse")
+    model = TokenClassifier(Encoder(**run["model"]), task.n_classes)
+    history = train(model, task, **run["train"], checkpoints=steps)
+    maps = {}
+    with torch.no_grad():
+        for step, state in history.checkpoints.items():
+            model.load_state_dict(state)
+            maps[step] = [attention_maps(model.encoder, torch.tensor([ids]))[:, 0].numpy()
+                          for ids in inputs]  # fmt: skip
+    return maps
+
+
+SHOWN = "el => el.explorer.shown()"
+
+
+def test_learn_explorer_shows_the_package_maps_at_every_step(page, site, problems):
+    widget = _open(page, site, "train/", "learn")
+    page.wait_for_selector("[data-explorer='learn'][data-ready]")
+    element = widget.element_handle()
+    data = page.evaluate(FETCH_JSON, [widget.get_attribute("data-run"), site.base])
+    steps = data["steps"]
+    assert len(steps) >= 10 and steps[0] == 0 and steps == sorted(steps)
+    assert steps[-1] == data["run"]["train"]["steps"] == len(data["loss"])
+    expected = _kept_maps(data["run"], steps, data["inputs"])
+    slider = widget.locator("input[type=range]")
+    slider.focus()
+    page.keyboard.press("Home")
+    worst, seen = 0.0, []
+    for index, step in enumerate(steps):
+        if index:
+            page.keyboard.press("ArrowRight")  # the keyboard moves one kept step
+        for k in range(len(data["inputs"])):
+            if k:
+                widget.locator("input[type=radio]").nth(k).check()
+            shown = page.evaluate(SHOWN, element)
+            assert shown["step"] == step and shown["ids"] == data["inputs"][k]
+            worst = max(worst, float(np.abs(np.asarray(shown["maps"]) - expected[step][k]).max()))
+        widget.locator("input[type=radio]").first.check()
+        slider.focus()
+        seen.append(widget.get_attribute("data-step"))
+        assert slider.get_attribute("aria-valuetext") == f"step {step}"
+    print(f"learn: max |browser - package| over {len(steps)} steps: {worst:.2e}")
+    assert worst <= EXACT
+    assert seen == [str(s) for s in steps]
+    # What the maps draw: each cell's opacity is the weight shown, rounded.
+    shown = page.evaluate(SHOWN, element)
+    cells = widget.locator(".explorer__map").nth(4).locator("rect[data-q='0']")  # layer 1, head 0
+    opacities = [float(c.get_attribute("fill-opacity")) for c in cells.all()]
+    assert opacities == pytest.approx(shown["maps"][1][0][0], abs=5e-4)
+    # The status says the page's measured weight on the mirrored key at this step.
+    mirror = data["mirror"][-1][1]
+    head = mirror.index(max(mirror))
+    assert f"layer 1, head {head}: {mirror[head]:.3f}" in _status(widget)
+    assert problems == []
+
+
+def test_learn_explorer_fetches_only_in_view_and_keeps_to_its_steps(page, site, problems):
+    (url,), requested, widget = _load_in_view(page, site, "learn", ("data-run",))
+    assert requested.count(url) == 1
+    element = widget.element_handle()
+    steps = page.evaluate("el => el.explorer.steps()", element)
+    slider = widget.locator("input[type=range]")
+    slider.focus()
+    page.keyboard.press("ArrowLeft")  # below step 0: stays at step 0
+    assert page.evaluate(SHOWN, element)["step"] == 0
+    page.keyboard.press("End")
+    assert page.evaluate(SHOWN, element)["step"] == steps[-1]
+    page.keyboard.press("ArrowRight")  # past the last: stays there
+    assert page.evaluate(SHOWN, element)["step"] == steps[-1]
+    # A value the slider does not hold is clamped to the kept steps, never an empty drawing.
+    for value, index in (("99", len(steps) - 1), ("-3", 0), ("2.6", 3)):
+        slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", value)
+        assert page.evaluate(SHOWN, element)["step"] == steps[index]
+        assert widget.locator(".explorer__map").count() == 8  # 2 layers x 4 heads
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_learn_explorer_speaks_the_pages_language_and_takes_a_tap(page, site, problems, lang):
+    widget = _open(page, site, LANGUAGES[lang] + "train/", "learn")
+    page.wait_for_selector("[data-explorer='learn'][data-ready]")
+    slider = widget.locator("input[type=range]")
+    box = slider.bounding_box()
+    slider.click(position={"x": box["width"] - 2, "y": box["height"] / 2})  # at the far end
+    steps = page.evaluate("el => el.explorer.steps()", widget.element_handle())
+    assert widget.get_attribute("data-step") == str(steps[-1])
+    last = steps[-1]
+    words = {"en": f"Step {last} of {last}", "zh": f"第 {last} 步（共 {last} 步）"}
+    assert words[lang] in _status(widget)
+    assert widget.locator(".explorer__marker").count() == 1
     assert problems == []

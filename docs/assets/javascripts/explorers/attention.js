@@ -278,7 +278,9 @@ export function parse(text, maxLen, t) {
 }
 
 // --- the widget ----------------------------------------------------------------------------------
-function heatMap(weights, ids, label, picked) {
+/** A map of weights [query][key]; picked: the traced query (and key); marked: [q, k] cells to
+ * outline. */
+export function heatMap(weights, ids, label, picked, marked = []) {
   const T = ids.length;
   const cell = 12;
   const pad = 16;
@@ -315,6 +317,9 @@ function heatMap(weights, ids, label, picked) {
   );
   const frame = { x: pad, y: pad, width: T * cell, height: T * cell };
   svg.append(s("rect", { ...frame, class: "explorer__frame" }));
+  for (const [q, k] of marked) {
+    svg.append(s("rect", { x: pad + k * cell, y: pad + q * cell, width: cell, height: cell, class: "explorer__mark" }));
+  } // prettier-ignore
   if (picked) {
     // The traced query's row, and the tapped cell in it.
     const row = { x: pad, y: pad + picked.q * cell, height: cell };
@@ -326,7 +331,7 @@ function heatMap(weights, ids, label, picked) {
   return svg;
 }
 
-function strongest(weights) {
+export function strongest(weights) {
   return weights
     .map((row, q) => {
       const k = row.indexOf(Math.max(...row));

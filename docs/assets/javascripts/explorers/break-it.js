@@ -5,7 +5,7 @@
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
 // the browser tests compare it with the package's on exported vectors (data-tests).
 import { EXPECTED, forward, load, parse } from "./attention.js";
-import { fixed, h, sequenceInput, statusLine, strings, uid } from "./common.js";
+import { fixed, h, radio, sequenceInput, statusLine, strings, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 const pct = (v) => `${fixed(100 * v, 1)} %`;
@@ -105,13 +105,6 @@ export function mount(root) {
   // The mode: a broken variant, or a challenge (the intact model of a task on given ids).
   const state = { mode: { variant: Object.keys(variants)[0] }, text: "3 1 4 1 5 9 2 6" };
   const statusId = uid("break-status");
-  const radio = (group, value, label, checked, onChange) => {
-    const id = uid(group);
-    const el = h("input", { type: "radio", name: group, id, value });
-    el.checked = checked;
-    el.addEventListener("change", onChange);
-    return h("span", { class: "explorer__choice" }, el, h("label", { for: id, text: label }));
-  };
   const variantGroup = uid("break-variant");
   const variantField = h(
     "fieldset",

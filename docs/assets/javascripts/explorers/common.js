@@ -31,6 +31,15 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
+/** A radio button of `group` with its label, in a span; onChange runs when it is chosen. */
+export function radio(group, value, label, checked, onChange) {
+  const id = uid(group);
+  const el = h("input", { type: "radio", name: group, id, value });
+  el.checked = checked;
+  el.addEventListener("change", onChange);
+  return h("span", { class: "explorer__choice" }, el, h("label", { for: id, text: label }));
+}
+
 /** The line where an explorer says what it shows, or what is wrong with the input. */
 export function statusLine(id) {
   return h("p", { id, class: "explorer__status", role: "status", "aria-live": "polite" });
