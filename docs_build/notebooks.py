@@ -25,6 +25,9 @@ from urllib.parse import urljoin
 import markdown
 
 RUNS = re.compile(r'\bexec="on"')
+# A fence that prints HTML draws one of the site's figures or exports an explorer, with the
+# site's build code (docs_build): the notebook embeds the figure and links the explorer instead.
+SITE_ONLY = re.compile(r'\bhtml="true"')
 FENCE = re.compile(
     r"^(?P<indent>[ \t]*)(?P<mark>`{3,})(?P<info>[^`\n]*)\n(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
     re.MULTILINE | re.DOTALL,
@@ -43,13 +46,15 @@ RESIDUE = re.compile(
 LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.md)(?P<anchor>#[^)\s]*)?\)")
 AUTOREF = re.compile(r"\[(?P<text>[^\]]+)\]\[(?P<id>encoder(?:\.\w+)*)\]")
 SETUP = """\
-# The code below needs the `encoder` package (and PyTorch). Install it when it is missing.
+# The code below needs the `encoder` package, PyTorch and NumPy. Install what is missing.
 import importlib.util
 import subprocess
 import sys
 
-if importlib.util.find_spec("encoder") is None:
-    subprocess.run([sys.executable, "-m", "pip", "install", "-q", {source!r}], check=True)
+needs = {{"encoder": {source!r}, "numpy": "numpy"}}
+missing = [package for module, package in needs.items() if not importlib.util.find_spec(module)]
+if missing:
+    subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
 """
 INTRO = {
     "en": "The code of [{title}]({url}), in the order of the page, as the site ran it to build the "
@@ -102,6 +107,8 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         prose(text[at : fence.start()])
         at = fence.end()
         body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
+        if SITE_ONLY.search(fence["info"]):
+            continue  # draws a figure (embedded below) or exports an explorer (linked)
         if RUNS.search(fence["info"]):
             out.append(
                 {
@@ -190,6 +197,8 @@ def on_pre_build(config) -> None:
 def on_page_markdown(text: str, page, config, files) -> str:
     stem = posixpath.basename(posixpath.splitext(page.file.src_uri)[0])
     name = f"{stem if stem != 'index' else 'home'}.ipynb"
+    if page.meta.get("notebook") is False:  # front matter `notebook: false`
+        return text
     if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter copies it beside the page
         page.meta["notebook"] = name
     elif RUNS.search(_expanded(text, config)):

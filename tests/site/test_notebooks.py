@@ -16,8 +16,12 @@ import pytest
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
 RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
-RUNS = re.compile(r'^[ \t]*```python exec="on"', re.MULTILINE)
-WITH_CODE = sorted(p.name for p in DOCS.glob("*.md") if RUNS.search(p.read_text()))
+RUNS = re.compile(r'^[ \t]*```python exec="on"(?![^\n]*html="true")', re.MULTILINE)
+WITH_CODE = sorted(
+    p.name
+    for p in DOCS.glob("*.md")
+    if RUNS.search(p.read_text()) and "\nnotebook: false" not in p.read_text()
+)
 
 
 def notebook_of(site, page: str) -> tuple[dict, Path]:
@@ -33,6 +37,7 @@ def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang:
     page = lang + site.url_path(source)
     notebook, _ = notebook_of(site, page)
     code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"][1:]
+    assert not [c for c in code if "docs_build" in c], page  # the site's build code
     fences = RUNS.findall((DOCS / source).read_text())
     assert len(code) == len(fences), page  # the set-up cell, then one cell per fence
     prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
@@ -44,11 +49,19 @@ def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang:
         assert re.search(rf"(on the page|在页面上打开)\]\([^)]*/{page}\)", prose), page
 
 
-def _fresh_venv(tmp_path: Path) -> tuple[Path, Path]:
-    """A new venv holding what a reader brings (torch's CPU build, Jupyter), not the package;
-    and a bare clone of this repository's HEAD, where the notebook's set-up cell installs the
-    package from (the published notebooks install it from GitHub the same way)."""
-    venv, repo = tmp_path / "venv", tmp_path / "encoder.git"
+@pytest.fixture(scope="module")
+def jupyter(tmp_path_factory) -> tuple[Path, Path | None]:
+    """The folder of the ``jupyter`` to run notebooks with, and the repository their set-up
+    cell installs the package from (None: it is installed already).
+
+    With NOTEBOOK_VENV=1 (CI), a new venv holding what a reader brings (torch's CPU build,
+    Jupyter) and not the package, and a bare clone of this repository's HEAD, from which the
+    set-up cell installs it (the published notebooks install it from GitHub the same way).
+    Otherwise the project's venv."""
+    if not os.environ.get("NOTEBOOK_VENV"):
+        return Path(sys.executable).parent, None
+    tmp = tmp_path_factory.mktemp("fresh")
+    venv, repo = tmp / "venv", tmp / "encoder.git"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     pip = [venv / "bin" / "python", "-m", "pip", "install", "-qq"]
     subprocess.run([*pip, os.environ.get("TORCH", "torch==2.13.0"), "nbconvert", "ipykernel"],
@@ -57,21 +70,24 @@ def _fresh_venv(tmp_path: Path) -> tuple[Path, Path]:
     return venv / "bin", repo
 
 
-def test_a_page_notebook_runs_from_top_to_bottom(site, tmp_path):
-    """In the project's venv; with NOTEBOOK_VENV=1 (CI), in a fresh venv where the notebook
-    installs the package itself, as a reader's Jupyter or Colab does."""
-    notebook, _ = notebook_of(site, "layer-norm/")
-    python = Path(sys.executable).parent
-    if os.environ.get("NOTEBOOK_VENV"):
-        python, repo = _fresh_venv(tmp_path)
+# Every page's notebook in CI; one locally, where the pages' code ran as tests just before.
+RUN = WITH_CODE if os.environ.get("NOTEBOOK_VENV") else ["layer-norm.md"]
+
+
+@pytest.mark.parametrize("source", RUN)
+def test_a_page_notebook_runs_from_top_to_bottom(site, jupyter, tmp_path, source: str):
+    notebook, _ = notebook_of(site, site.url_path(source))
+    folder, repo = jupyter
+    if repo is not None:  # install from the clone, as the notebook does from GitHub
         setup = notebook["cells"][1]["source"]
         assert "pip" in setup and re.search(r"'git\+https://github\.com/[^']+\.git'", setup)
         notebook["cells"][1]["source"] = re.sub(r"'git\+[^']+'", repr(f"git+file://{repo}"), setup)
     path, out = tmp_path / "page.ipynb", tmp_path / "run.ipynb"
     path.write_text(json.dumps(notebook), encoding="utf-8")
-    cmd = [python / "jupyter", "nbconvert", "--to", "notebook", "--execute"]
-    done = subprocess.run([*cmd, path, "--output", out], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
+    cmd = [folder / "jupyter", "nbconvert", "--to", "notebook", "--execute"]
+    cmd += ["--ExecutePreprocessor.timeout=900", path, "--output", out]
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-3000:]
     outputs = [o for c in json.loads(out.read_text())["cells"] for o in c.get("outputs", [])]
     assert not [o for o in outputs if o["output_type"] == "error"]
-    assert len(outputs) >= 5
+    assert len(outputs) >= 1
