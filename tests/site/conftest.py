@@ -11,14 +11,11 @@ address).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import json
 import os
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -51,7 +48,7 @@ class Build:
         self.log, self.returncode, self.seconds = "", None, 0.0
         self._start, self.site = time.perf_counter(), dest
         if built is not None:  # BUILT_SITE
-            shutil.copytree(built, dest)
+            shutil.copytree(built, dest, dirs_exist_ok=True)
             self.returncode, self._proc = 0, None
             return
         self._proc = subprocess.Popen(
@@ -88,14 +85,32 @@ class Build:
         return [line for line in self.log.splitlines() if "WARNING" in line]
 
 
-class _Server(http.server.ThreadingHTTPServer):
-    allow_reuse_port = True  # every pytest-xdist worker serves the one build on one address
-    daemon_threads = True
+# The server: it prints its port, then serves until the process `owner` (the pytest run) ends.
+SERVE = """
+import functools, http.server, os, sys, threading, time
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args): pass
+handler = functools.partial(Quiet, directory=sys.argv[1])
+server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+print(server.server_port, flush=True)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+while True:
+    time.sleep(0.5)
+    try:
+        os.kill(int(sys.argv[2]), 0)
+    except OSError:
+        break
+"""
 
 
-class _Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args) -> None:
-        pass
+def serve(folder: Path, owner: int) -> int:
+    """Serve ``folder`` on 127.0.0.1 until the process ``owner`` ends; return the port."""
+    folder.mkdir(parents=True, exist_ok=True)
+    server = subprocess.Popen(
+        [sys.executable, "-c", SERVE, str(folder), str(owner)],
+        stdout=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    return int(server.stdout.readline())
 
 
 class Site:
@@ -106,10 +121,7 @@ class Site:
 
     def __init__(self, folder: Path, port: int) -> None:
         self.tmp, self.dir = folder, folder / "site"
-        handler = functools.partial(_Quiet, directory=str(self.dir))
-        self.server = _Server(("127.0.0.1", port), handler)
-        self.origin = f"http://127.0.0.1:{self.server.server_port}"
-        self.base = self.origin + "/"
+        self.base = f"http://127.0.0.1:{port}/"
         self.env = {"SITE_URL": self.base}
         self.build: Build | None = None
         self.properdocs: Build | None = None
@@ -128,8 +140,6 @@ class Site:
     def close(self) -> None:
         if self.properdocs is not None:
             self.properdocs.stop()
-        self.server.shutdown()
-        self.server.server_close()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -140,8 +150,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def site(tmp_path_factory, worker_id):
-    """The one build of the run, served: the first pytest-xdist worker to get here builds it,
-    the others wait for it and serve the same folder on the same address."""
+    """The one build of the run, served: the first pytest-xdist worker to get here starts the
+    server and builds; the others wait for the build and use it."""
     base = tmp_path_factory.getbasetemp()
     shared = base if worker_id == "master" else base.parent
     with FileLock(shared / "site.lock"):
@@ -150,14 +160,14 @@ def site(tmp_path_factory, worker_id):
             done = json.loads(record.read_text())
             site = Site(shared, done["port"])
             site.build = Build.done(done)
-        else:
-            site = Site(shared, 0)  # a free port, no race: bound before the build
+        else:  # the run's process: this one, or pytest-xdist's controller of this worker
+            port = serve(shared / "site", os.getpid() if worker_id == "master" else os.getppid())
+            site = Site(shared, port)
             built = os.environ.get("BUILT_SITE")
             site.build = b = Build(site.dir, site.env, built=Path(built) if built else None).wait()
-            done = {"port": site.server.server_port, "log": b.log, "returncode": b.returncode}
+            done = {"port": port, "log": b.log, "returncode": b.returncode}
             record.write_text(json.dumps(done))
     if not (site.dir / "index.html").is_file():
         pytest.fail(f"mkdocs wrote no site (exit {site.build.returncode}):\n{site.build.log}")
-    threading.Thread(target=site.server.serve_forever, daemon=True).start()
     yield site
     site.close()
