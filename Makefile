@@ -42,12 +42,16 @@ chromium:
 # rebuilds only the edited page (and the API reference), running only the fences it changed.
 FENCES := FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs
 
+# Beside the fences, a build that skips those not cached yet (FENCES_SKIP=1, quiet) fills the
+# caches of the formulas (MathJax) and of the notebook pages, so the build after them is quick.
+WARM := FENCES_SKIP=1 NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build -q -d .cache/warm-site
+
 serve: $(STAMP) $(NODE_STAMP)
-	-$(FENCES)
+	-$(WARM) & $(FENCES); wait
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
 
 build: $(STAMP) $(NODE_STAMP)
-	-$(FENCES)
+	-$(WARM) & $(FENCES); wait
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The tests that build toy sites of their own run first in the second pytest: on one worker while

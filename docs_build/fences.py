@@ -26,6 +26,7 @@ import functools
 import importlib
 import io
 import logging
+import os
 import re
 import sys
 import textwrap
@@ -151,6 +152,8 @@ def formatter(source: str, language: str, css_class: str, options: dict, md, **k
 
     def run(code: str, **_) -> str:
         entry = cache.get(key)
+        if entry is None and os.environ.get("FENCES_SKIP"):  # a build that only warms caches
+            return ""
         if entry is None:
             try:
                 for n, earlier in enumerate(session.codes[session.ran : -1], session.ran + 1):
