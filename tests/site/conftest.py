@@ -2,7 +2,9 @@
 
 Every test under ``tests/site/`` reads this one build: ``mkdocs build --strict`` of the
 repository for ``SITE_URL`` = the address it is then served at. The first pytest-xdist worker to
-ask builds it; the others wait, then serve the same folder on the same address (SO_REUSEPORT).
+ask starts the server and builds for its address; the others wait for the build. The server is
+a process of its own that lives until the pytest run ends, so no worker that finishes early
+takes away a socket another worker's page is still loading from.
 In ``make test`` the pages' fences ran just before, as tests (``conftest.py`` at the root), so
 the build shows their outputs from the cache and runs none (``test_build.py`` checks that).
 ``BUILT_SITE=DIR`` tests a site built before instead (the HTML tests: it was built for another
