@@ -1,8 +1,8 @@
 // The site's interactive explorers: every element with data-explorer="NAME" gets the module
 // explorers/NAME.js, which exports mount(element). Modules and their stylesheet load only on
-// pages that have an explorer, and again after each of Material's instant navigations.
+// pages that have an explorer (document$ also covers Material's instant navigation, if on).
 // An explorer is claimed at once (data-mounted) but loaded and drawn only when it comes near
-// the viewport: drawing one (the positional-encoding heat map is 3,200 SVG cells) is main-thread
+// the viewport: drawing one (a model's forward pass, a dozen plots) is main-thread
 // work that a page load should not pay for a widget below the fold (Lighthouse's blocking time).
 (() => {
   const here = new URL(".", document.currentScript.src);
