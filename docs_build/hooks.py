@@ -121,11 +121,11 @@ def _expire_pages(files: Files) -> None:
             Path(file.abs_dest_path).unlink(missing_ok=True)
 
 
-def _figure_html(match: re.Match) -> str:
+def _figure_html(match: re.Match, eager: bool = False) -> str:
     indent, alt, path, caption = match.group("indent", "alt", "path", "caption")
     lines = [
         '<figure markdown="span" class="figure">',
-        f"![{alt}]({path}.svg#only-light){{ loading=lazy }}",
+        f"![{alt}]({path}.svg#only-light)" + ("" if eager else "{ loading=lazy }"),
         f"![{alt}]({path}-dark.svg#only-dark){{ loading=lazy }}",
         f"<figcaption>{caption}</figcaption>",
         "</figure>",
@@ -134,7 +134,10 @@ def _figure_html(match: re.Match) -> str:
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
-    return FIGURE_LINE.sub(_figure_html, markdown)
+    # The page's first figure is often its largest paint, near the top: its light variant (the
+    # default scheme) loads at once; the others when they come near the viewport.
+    first = iter([True])
+    return FIGURE_LINE.sub(lambda m: _figure_html(m, eager=next(first, False)), markdown)
 
 
 # markdown-exec renders `result="text"` as a text block even when the code printed nothing.
