@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -87,32 +88,22 @@ class Build:
         return [line for line in self.log.splitlines() if "WARNING" in line]
 
 
-# The server: it prints its port, then serves until the process `owner` (the pytest run) ends.
-SERVE = """
-import functools, http.server, os, sys, threading, time
-class Quiet(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args): pass
-handler = functools.partial(Quiet, directory=sys.argv[1])
-server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-print(server.server_port, flush=True)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-while True:
-    time.sleep(0.5)
-    try:
-        os.kill(int(sys.argv[2]), 0)
-    except OSError:
-        break
-"""
+# Python's own file server (`python -m http.server`) for the folder $1, stopped when the process
+# $2 (the pytest run) has ended; its first line names the port it took.
+SERVE = (
+    '"$3" -u -m http.server 0 --bind 127.0.0.1 --directory "$1" 2>/dev/null & server=$!; '
+    'while kill -0 "$2" 2>/dev/null; do sleep 0.5; done; kill "$server"'
+)
 
 
 def serve(folder: Path, owner: int) -> int:
     """Serve ``folder`` on 127.0.0.1 until the process ``owner`` ends; return the port."""
     folder.mkdir(parents=True, exist_ok=True)
     server = subprocess.Popen(
-        [sys.executable, "-c", SERVE, str(folder), str(owner)],
+        ["sh", "-c", SERVE, "sh", folder, str(owner), sys.executable],
         stdout=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    return int(server.stdout.readline())
+    return int(re.search(r" port (\d+)", server.stdout.readline())[1])
 
 
 class Site:
