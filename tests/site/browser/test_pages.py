@@ -63,8 +63,12 @@ LOOK = """async () => {
 # few styles, and every rule walks the formulas' drawings, which axe skips (aria-hidden; their
 # MathML beside them is checked). Before axe runs, every token but the first of each kind is
 # unwrapped into its parent's text (the text and the colour pairs stay), and the drawings are
-# emptied: a third of the elements, half the time.
+# emptied: a third of the elements, half the time. The depth, which the page draws only near
+# the viewport (content-visibility), is drawn for axe, which reads colours from what is painted.
 FOR_AXE = """() => {
+  const drawn = document.createElement("style");
+  drawn.textContent = ".md-typeset * { content-visibility: visible !important; }";
+  document.head.append(drawn);
   const seen = new Set();
   for (const el of document.querySelectorAll("pre code span:not(:has(*))")) {
     const names = [el.closest(".admonition, details, .tabbed-set")?.className];
