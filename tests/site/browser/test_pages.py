@@ -24,9 +24,13 @@ CONCEPT_PAGES = {
 }  # fmt: skip
 MAX_SCREENS = 8  # of 900 px, at 1280 px wide
 
-# Load the shown images now (they are lazy), draw every explorer (drawn near the viewport),
-# then read what the tests check.
+# Draw every block now (the page draws a block near the viewport: content-visibility, which
+# axe's colour check and the core's length need drawn), load the shown images (they are
+# lazy), draw every explorer (drawn near the viewport), then read what the tests check.
 LOOK = """async () => {
+  const drawn = document.createElement("style");
+  drawn.textContent = ".md-typeset * { content-visibility: visible !important; }";
+  document.head.append(drawn);
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   const shown = [...document.images].filter((i) => i.checkVisibility());
   for (const img of shown) img.loading = "eager";
@@ -63,12 +67,8 @@ LOOK = """async () => {
 # few styles, and every rule walks the formulas' drawings, which axe skips (aria-hidden; their
 # MathML beside them is checked). Before axe runs, every token but the first of each kind is
 # unwrapped into its parent's text (the text and the colour pairs stay), and the drawings are
-# emptied: a third of the elements, half the time. The depth, which the page draws only near
-# the viewport (content-visibility), is drawn for axe, which reads colours from what is painted.
+# emptied: a third of the elements, half the time.
 FOR_AXE = """() => {
-  const drawn = document.createElement("style");
-  drawn.textContent = ".md-typeset * { content-visibility: visible !important; }";
-  document.head.append(drawn);
   const seen = new Set();
   for (const el of document.querySelectorAll("pre code span:not(:has(*))")) {
     const names = [el.closest(".admonition, details, .tabbed-set")?.className];
