@@ -130,8 +130,10 @@ def on_pre_page(page, config, files):
 
 
 def on_post_build(config) -> None:
-    logging.getLogger("mkdocs").info(
-        "fences: %d ran in this build, the others were cached", State.ran
+    logging.getLogger("mkdocs").info(  # once per language: mkdocs-static-i18n builds each
+        "fences: %d ran in this build (%s), the others were cached",
+        State.ran,
+        config.theme.get("language", "en"),
     )
 
 

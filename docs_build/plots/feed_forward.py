@@ -20,8 +20,7 @@ def ffn_shapes(theme):
     fig, axes = plt.subplots(
         1, 3, figsize=(8.6, 3.2), gridspec_kw={"width_ratios": [d_model, d_ff, d_model]}
     )
-    cmap = plt.get_cmap(theme["cmap"]).copy()
-    cmap.set_bad(theme["grid"])  # the exact zeros of the ReLU
+    cmap = plt.get_cmap(theme["cmap"]).with_extremes(bad=theme["grid"])  # the ReLU's zeros
     panels = [
         (x, f"x\n(T, d_model) = ({T}, {d_model})"),
         (
