@@ -50,7 +50,12 @@ def on_files(files, config):
 
 def on_page_context(context, page, config, nav):
     # A translated notebook's switcher: the plugin, which sees no notebook page, links home.
-    if is_zh(page.file.src_uri) and page.file.src_uri.endswith(".ipynb"):
+    uri = page.file.src_uri
+    if (
+        is_zh(uri)
+        and uri.endswith(".ipynb")
+        and Path(config.docs_dir, uri[len(LANG) + 1 :]).exists()
+    ):
         for alternate in config.extra.alternate:  # the plugin sets it as an attribute
             if alternate["lang"] != LANG:
                 alternate["link"] = page.url.removeprefix(LANG + "/")

@@ -56,7 +56,7 @@ plugins:
       docs_structure: folder
       languages:
         - {{locale: en, name: English, default: true}}
-        - {{locale: zh, name: 中文, nav_translations: {{Home: 首页, Toy: 玩具}}}}
+        - {{locale: zh, name: 中文, nav: [{{首页: index.md}}, {{玩具: toy.md}}]}}
 hooks: [{ROOT / "docs_build/hooks.py"}, {ROOT / "docs_build/fences.py"}]
 """
 

@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -41,15 +40,19 @@ ENGLISH = sorted(
     for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]
     if not p.relative_to(DOCS).as_posix().startswith(ZH)
 )
-PAGES = ENGLISH + [ZH + page for page in ENGLISH]
+ZH_ONLY = sorted(  # the Chinese notebook: no English twin
+    ZH + url_path(p.relative_to(DOCS / ZH).as_posix())
+    for p in [*(DOCS / ZH).rglob("*.md"), *(DOCS / ZH).rglob("*.ipynb")]
+    if not (DOCS / p.relative_to(DOCS / ZH)).exists()
+)
+PAGES = ENGLISH + [ZH + page for page in ENGLISH] + ZH_ONLY
 
 
 class Build:
     """``TOOL build --strict`` of the repository into ``dest``, started at once."""
 
     def __init__(self, dest: Path, env: dict, tool: str = "mkdocs", built: Path | None = None):
-        self.log, self.returncode, self.seconds = "", None, 0.0
-        self._start, self.site = time.perf_counter(), dest
+        self.log, self.returncode, self.site = "", None, dest
         if built is not None:  # BUILT_SITE
             shutil.copytree(built, dest, dirs_exist_ok=True)
             self.returncode, self._proc = 0, None
@@ -67,7 +70,7 @@ class Build:
     def done(cls, record: dict) -> Build:
         """The build another worker made, from its record."""
         build = cls.__new__(cls)
-        build.log, build.returncode, build.seconds = record["log"], record["returncode"], 0.0
+        build.log, build.returncode = record["log"], record["returncode"]
         build._proc = None
         return build
 
@@ -75,7 +78,6 @@ class Build:
         if self.returncode is None:
             self.log, _ = self._proc.communicate(timeout=900)
             self.returncode = self._proc.returncode
-            self.seconds = time.perf_counter() - self._start
         return self
 
     def stop(self) -> None:
@@ -110,7 +112,7 @@ class Site:
     """The build, served on 127.0.0.1 at the address it was built for."""
 
     url_path = staticmethod(url_path)
-    pages, english = PAGES, ENGLISH
+    pages, english, zh_only = PAGES, ENGLISH, ZH_ONLY
 
     def __init__(self, folder: Path, port: int) -> None:
         self.tmp, self.dir = folder, folder / "site"

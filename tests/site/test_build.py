@@ -32,12 +32,18 @@ def test_the_build_runs_no_fence_the_tests_ran(site):
     assert ran and set(ran) == {"0"}, site.build.log
 
 
+# A source is cited by its name on the home page (Sources), never by the number of its file.
+BY_NUMBER = re.compile(r"\bposts? 00\d|源文章 ?00\d", re.IGNORECASE)
+
+
 def test_every_page_is_built_with_its_build_stamp_and_no_raw_include(site, pages):
     assert {url + "index.html" for url in site.pages} <= set(pages)
     stamp = f"encoder {encoder.__version__}, torch {importlib.metadata.version('torch')},"
     for path, text in pages.items():
         assert stamp in " ".join(text.split()), f"{path}: no build stamp naming {stamp}"
-        assert "--8<--" not in html.unescape(re.sub(r"<[^>]+>", "", text)), path
+        shown = html.unescape(re.sub(r"<[^>]+>", "", text))
+        assert "--8<--" not in shown, path
+        assert not BY_NUMBER.search(shown), f"{path}: {BY_NUMBER.search(shown)[0]}"
 
 
 # Addresses of CDNs and font hosts; an occurrence in what a browser runs must be a known, inert one.
