@@ -147,15 +147,21 @@ def attention_steps(model: TokenClassifier, ids: list[int]) -> list[dict]:
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
-    attrs = {}
     tests = {}
     for task, model in models.items():
         blob = json.dumps(export_weights(model, task), separators=(",", ":"))
-        attrs[f"data-model-{task}"] = write(f"explorers/attention-{task}.json", blob)
+        write(f"explorers/attention-{task}.json", blob)
         tests[task] = test_vectors(model)
         tests[task][1]["trace"] = attention_steps(model, tests[task][1]["ids"])
-    attrs["data-tests"] = write("explorers/attention-tests.json", json.dumps(tests))
-    attrs["data-tasks"] = " ".join(models)
+    write("explorers/attention-tests.json", json.dumps(tests))
+    return attention_explorer_html(list(models))
+
+
+def attention_explorer_html(tasks: list[str]) -> str:
+    """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
+    another page (Attention's trace of one query): the same files, by name."""
+    attrs = {f"data-model-{task}": f"explorers/attention-{task}.json" for task in tasks}
+    attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
     attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
     return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
 

@@ -43,7 +43,8 @@ EXPLORER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[\w-]+)"[^
 RESIDUE = re.compile(
     r"<!--.*?-->|</?div[^>]*>|\{:?\s*[#.][^}]*\}|^---\n.*?\n---\n", re.DOTALL | re.MULTILINE
 )
-LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.md)(?P<anchor>#[^)\s]*)?\)")
+# A link to a page (another, or this one's section: "#anchor"), which the notebook needs whole.
+LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.(?:md|ipynb))?(?P<anchor>#[^)\s]*)?\)")
 AUTOREF = re.compile(r"\[(?P<text>[^\]]+)\]\[(?P<id>encoder(?:\.\w+)*)\]")
 SETUP = """\
 # The code below needs the `encoder` package, PyTorch and NumPy. Install what is missing.
@@ -58,9 +59,9 @@ if missing:
 """
 INTRO = {
     "en": "The code of [{title}]({url}), in the order of the page, as the site ran it to build the "
-    "page: run the cells from top to bottom. The page has the explorers.",
+    "page: run the cells from top to bottom.",
     "zh": "本笔记本收录[{title}]({url})页面上的全部代码，顺序与页面一致，正是构建网站时运行的代码："
-    "请从上到下依次运行。交互式探索器在页面上。",
+    "请从上到下依次运行。",
 }
 EXPLORER_TEXT = {
     "en": "Interactive explorer: [open it on the page]({url}).",
@@ -78,7 +79,14 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         )
         part = BLOCK.sub(lambda m: f"{m['indent']}**{m['title']}**" if m["title"] else "", part)
         part = AUTOREF.sub(lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", part)
-        part = LINK.sub(lambda m: f"]({link(m['target'], m['anchor'] or '')})", part)
+        part = LINK.sub(
+            lambda m: (
+                f"]({link(m['target'] or '', m['anchor'] or '')})"
+                if m["target"] or m["anchor"]
+                else m[0]
+            ),
+            part,
+        )
         attachments = {}
 
         def embed(m: re.Match) -> str:
@@ -107,8 +115,10 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         prose(text[at : fence.start()])
         at = fence.end()
         body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
-        if SITE_ONLY.search(fence["info"]):
-            continue  # draws a figure (embedded below) or exports an explorer (linked)
+        if SITE_ONLY.search(fence["info"]):  # draws a figure (embedded below) or exports an
+            if "explorer" in body:  # explorer, linked here
+                prose(EXPLORER_TEXT[lang].format(url=link("", "")))
+            continue
         if RUNS.search(fence["info"]):
             out.append(
                 {
@@ -136,7 +146,7 @@ def notebook(page, config, site_dir: Path) -> dict:
 
     def link(target: str, anchor: str) -> str:
         path = posixpath.normpath(posixpath.join(here, target)) if target else src
-        url = re.sub(r"(index)?\.md$", "", path).rstrip("/") + "/" if path.endswith(".md") else path
+        url = re.sub(r"(index)?\.(md|ipynb)$", "", path).rstrip("/") + "/"
         return urljoin(site, url.removeprefix("./")) + anchor
 
     figures = {

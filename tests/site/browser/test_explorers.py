@@ -2,7 +2,8 @@
 
 - The attention explorer (Train page) runs the trained models in JavaScript: its forward pass
   must equal the package's on the test vectors the build exported, and on fresh sequences run
-  by the package with the exported weights; so must every step of its trace of one query.
+  by the package with the exported weights; so must every step of its trace of one query,
+  which the Attention page shows with the same models.
 - The positional-encoding explorer must show the package's sinusoidal table.
 - The scale explorer must show softmax(s * scores), sharper as s grows, s = sqrt(d_k).
 - "Watch it learn" must show, at each kept step, the package's attention maps of the weights
@@ -202,7 +203,7 @@ STEPS = ("x", "q", "k", "v", "scores", "scaled", "weights", "heads", "concat", "
 
 
 def test_trace_one_query_equals_the_package(page, site, problems):
-    widget = _open(page, site, "train/", "attention")
+    widget = _open(page, site, "attention/", "attention")  # the Train page's models, traced
     page.wait_for_selector("[data-explorer='attention'][data-state='ok'] .explorer__step")
     element = widget.element_handle()
     tests = page.evaluate(FETCH_JSON, [widget.get_attribute("data-tests"), site.base])

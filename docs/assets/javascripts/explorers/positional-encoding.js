@@ -31,8 +31,11 @@ const TEXT = {
     badInt: (name, lo, hi) => `${name} must be a whole number from ${lo} to ${hi}.`,
     badDims: (d) => `Dimensions must be whole numbers from 0 to ${d - 1}, at most 4 of them.`,
     cleared: " Nothing is drawn until the input is valid.",
-    ok: (n, d) => `${n} positions, d_model = ${d}: ${d / 2} pairs k = 0 … ${d / 2 - 1}.`,
-    odd: (n, d) => `${n} positions, d_model = ${d} (odd: the last column is a sine alone).`,
+    ok: (n, d) =>
+      `${n} position${n === 1 ? "" : "s"}, d_model = ${d}: ` +
+      (d === 2 ? "1 pair, k = 0." : `${d / 2} pairs k = 0 … ${d / 2 - 1}.`),
+    odd: (n, d) =>
+      `${n} position${n === 1 ? "" : "s"}, d_model = ${d} (odd: the last column is a sine alone).`,
   },
   zh: {
     dModel: "d_model",
