@@ -44,7 +44,7 @@ RESIDUE = re.compile(
     r"<!--.*?-->|</?div[^>]*>|\{:?\s*[#.][^}]*\}|^---\n.*?\n---\n", re.DOTALL | re.MULTILINE
 )
 # A link to a page (another, or this one's section: "#anchor"), which the notebook needs whole.
-LINK = re.compile(r"\]\((?P<target>[^)\s:#]+\.(?:md|ipynb))?(?P<anchor>#[^)\s]*)?\)")
+LINK = re.compile(r"\]\((?!\))(?P<target>[^)\s:#]+\.(?:md|ipynb))?(?P<anchor>#[^)\s]*)?\)")
 AUTOREF = re.compile(r"\[(?P<text>[^\]]+)\]\[(?P<id>encoder(?:\.\w+)*)\]")
 SETUP = """\
 # The code below needs the `encoder` package, PyTorch and NumPy. Install what is missing.
@@ -79,14 +79,7 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         )
         part = BLOCK.sub(lambda m: f"{m['indent']}**{m['title']}**" if m["title"] else "", part)
         part = AUTOREF.sub(lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", part)
-        part = LINK.sub(
-            lambda m: (
-                f"]({link(m['target'] or '', m['anchor'] or '')})"
-                if m["target"] or m["anchor"]
-                else m[0]
-            ),
-            part,
-        )
+        part = LINK.sub(lambda m: f"]({link(m['target'] or '', m['anchor'] or '')})", part)
         attachments = {}
 
         def embed(m: re.Match) -> str:
@@ -116,7 +109,7 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         at = fence.end()
         body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
         if SITE_ONLY.search(fence["info"]):  # draws a figure (embedded below) or exports an
-            if "explorer" in body:  # explorer, linked here
+            if "_explorer" in body:  # explorer, linked here
                 prose(EXPLORER_TEXT[lang].format(url=link("", "")))
             continue
         if RUNS.search(fence["info"]):

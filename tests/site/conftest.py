@@ -35,15 +35,10 @@ def url_path(src: str) -> str:
     return stem.removesuffix("index") if stem.split("/")[-1] == "index" else stem + "/"
 
 
-ENGLISH = sorted(
-    url_path(p.relative_to(DOCS).as_posix())
-    for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]
-    if not p.relative_to(DOCS).as_posix().startswith(ZH)
-)
+SOURCES = {p.relative_to(DOCS).as_posix() for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]}
+ENGLISH = sorted(url_path(s) for s in SOURCES if not s.startswith(ZH))
 ZH_ONLY = sorted(  # the Chinese notebook: no English twin
-    ZH + url_path(p.relative_to(DOCS / ZH).as_posix())
-    for p in [*(DOCS / ZH).rglob("*.md"), *(DOCS / ZH).rglob("*.ipynb")]
-    if not (DOCS / p.relative_to(DOCS / ZH)).exists()
+    url_path(s) for s in SOURCES if s.startswith(ZH) and s.removeprefix(ZH) not in SOURCES
 )
 PAGES = ENGLISH + [ZH + page for page in ENGLISH] + ZH_ONLY
 

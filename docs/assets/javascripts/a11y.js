@@ -1,5 +1,5 @@
-// Notebook cells and formulas (mkdocs-jupyter) that scroll sideways can be reached and scrolled by keyboard,
-// as Material does for its own code blocks (axe-core: scrollable-region-focusable).
+// Notebook cells and formulas (mkdocs-jupyter) that scroll sideways can be reached and scrolled
+// by keyboard, as Material does for its own code blocks (axe-core: scrollable-region-focusable).
 document$.subscribe(() => {
   const scrolling = ".jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])";
   for (const el of document.querySelectorAll(scrolling)) {
