@@ -200,6 +200,34 @@ def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     return chinese if changed else None
 
 
+# A box of a diagram that opens a page: a <rect> with data-page (a page of the site, relative to
+# the docs folder), followed by the <text> that names it.
+LINKED_BOX = re.compile(
+    r'<rect\b(?P<attrs>[^>]*\bdata-page="(?P<page>[^"]+)"[^>]*)/>\s*<text\b[^>]*>(?P<label>[^<]*)<'
+)
+NUMBER = re.compile(r'\b(x|y|width|height)="([\d.]+)"')
+
+
+def box_links(name: str) -> list[tuple[str, str, tuple[float, ...]]]:
+    """The linked boxes of diagram NAME (or NAME-zh, named in Chinese): [(page, label, (left,
+    top, width, height) in % of the drawing)]; [] for a drawing without them."""
+    import html
+
+    path = DIAGRAMS / f"{name.removesuffix(ZH)}.svg"
+    if not path.exists():
+        return []
+    source = path.read_text()
+    words = json.loads(DIAGRAM_WORDS.read_text()) if name.endswith(ZH) else {}
+    width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', source).groups())
+    links = []
+    for m in LINKED_BOX.finditer(source):
+        box = dict((k, float(v)) for k, v in NUMBER.findall(m["attrs"]))
+        where = (box["x"] / width, box["y"] / height, box["width"] / width, box["height"] / height)
+        label = html.unescape(m["label"])
+        links.append((m["page"], words.get(label, label), tuple(round(100 * v, 3) for v in where)))
+    return links
+
+
 def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
     """``_draw(name, fn)``, from the cache when this package drew it before: the test run draws
     every figure as a test (tests/docs_build/test_figures.py), on every core, and the build

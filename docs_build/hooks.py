@@ -123,23 +123,45 @@ def _expire_pages(files: Files) -> None:
             Path(file.abs_dest_path).unlink(missing_ok=True)
 
 
-def _figure_html(match: re.Match, eager: bool = False) -> str:
+def _figure_html(match: re.Match, page, eager: bool = False) -> str:
     indent, alt, path, caption = match.group("indent", "alt", "path", "caption")
-    lines = [
-        '<figure markdown="span" class="figure">',
+    images = [
         f"![{alt}]({path}.svg#only-light)" + ("" if eager else "{ loading=lazy }"),
         f"![{alt}]({path}-dark.svg#only-dark){{ loading=lazy }}",
+    ]
+    links = _box_links(match["name"], page)
+    if links:  # the boxes of the drawing that open a page: links laid over the image
+        images = ['<span class="figure-map">', *images, *links, "</span>"]
+    lines = [
+        '<figure markdown="span" class="figure">',
+        *images,
         f"<figcaption>{caption}</figcaption>",
         "</figure>",
     ]
     return "\n".join(indent + line for line in lines)
 
 
+def _box_links(name: str, page) -> list[str]:
+    """A transparent link over each box of the diagram that opens a page (figures.box_links),
+    named as the box is, in the page's language. A box that opens the page itself links nowhere."""
+    parts = Path(page.file.src_uri).parts
+    within = parts[1:] if parts[0] == "zh" else parts  # the page's path in its language
+    up = "../" * (len(within) - 1)
+    links = []
+    for target, label, (left, top, width, height) in figures.box_links(name):
+        if target == within[-1]:
+            continue
+        where = f"left:{left}%;top:{top}%;width:{width}%;height:{height}%"
+        label = label.replace('"', "&quot;")
+        links.append(f'[]({up}{target}){{ .figure-link aria-label="{label}" style="{where}" }}')
+    return links
+
+
 def on_page_markdown(markdown: str, page, config, files) -> str:
     # The page's first figure is often its largest paint, near the top: its light variant (the
     # default scheme) loads at once; the others when they come near the viewport.
     first = iter([True])
-    return FIGURE_LINE.sub(lambda m: _figure_html(m, eager=next(first, False)), markdown)
+    return FIGURE_LINE.sub(lambda m: _figure_html(m, page, eager=next(first, False)), markdown)
 
 
 # markdown-exec renders `result="text"` as a text block even when the code printed nothing.

@@ -15,6 +15,7 @@ import os
 import urllib.parse
 from pathlib import Path
 
+import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "browser" / "screenshots"
@@ -151,3 +152,50 @@ def test_page(page, site, page_path, problems):
     fails += _axe(page)
     fails += problems
     assert not fails, "\n".join(fails)
+
+
+# Each linked box of the home page's diagram, from the drawing's source (docs_build.figures):
+# where the link lies over the shown image, in % of it, and where the point at its centre
+# belongs to (the link itself, unless something covers it).
+BOXES = """() => {
+  const img = [...document.querySelectorAll(".figure-map img")].find((i) => i.checkVisibility());
+  img.scrollIntoView({ block: "center" });
+  const at = img.getBoundingClientRect();
+  return [...img.parentElement.querySelectorAll("a.figure-link")].map((a) => {
+    const r = a.getBoundingClientRect();
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    return {
+      label: a.getAttribute("aria-label"),
+      href: a.href,
+      where: [r.x - at.x, r.y - at.y, r.width, r.height]
+        .map((v, i) => (100 * v) / (i % 2 ? at.height : at.width)),
+      hit: hit === a,
+    };
+  });
+}"""
+
+
+@pytest.mark.parametrize("home", ["", "zh/"], ids=["en", "zh"])
+def test_home_diagram_boxes_open_their_pages(page, site, problems, home):
+    """The boxes of the home page's diagram are links, over the boxes they name, in the
+    page's language; a click on one opens its page, and so does Enter on it."""
+    from docs_build import figures
+
+    page.goto(site.url(home))
+    boxes = page.evaluate(BOXES)
+    drawn = figures.box_links("transformer-zh" if home else "transformer")
+    assert [b["label"] for b in boxes] == [label for _, label, _ in drawn]
+    for box, (target, _, where) in zip(boxes, drawn, strict=True):
+        assert box["hit"], f"{box['label']}: its centre is covered"
+        assert box["href"] == site.url(home + target.replace(".md", "/")), box
+        assert box["where"] == pytest.approx(where, abs=0.2), box["label"]
+
+    diagram = page.locator(".figure-map")
+    diagram.get_by_role("link", name="前馈网络" if home else "Feed-forward", exact=True).click()
+    page.wait_for_url(site.url(f"{home}feed-forward/"))
+    page.go_back()
+    diagram.get_by_role("link", name="词嵌入" if home else "Token embedding", exact=True).focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url(site.url(f"{home}token-embedding/"))
+    # Leaving a page cancels what it was still loading (its search index, the sitemaps).
+    assert [p for p in problems if not p.endswith("net::ERR_ABORTED")] == []
