@@ -48,6 +48,20 @@ def on_files(files, config):
     return files
 
 
+_NOT_FOUND: dict[str, str] = {}  # the English 404 page of this build
+
+
+def on_post_template(output: str, template_name: str, config) -> str:
+    # The plugin builds each edition into the site's root folder, and each writes 404.html
+    # there: the last edition's would win (mkdocs-static-i18n#284). The site's 404 page stays
+    # the default edition's, English.
+    if template_name != "404.html":
+        return output
+    if config.theme["language"] != LANG:
+        _NOT_FOUND["en"] = output
+    return _NOT_FOUND.get("en", output)
+
+
 def on_page_context(context, page, config, nav):
     # A translated notebook's switcher: the plugin, which sees no notebook page, links home.
     uri = page.file.src_uri

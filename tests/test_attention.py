@@ -91,7 +91,7 @@ def test_sdpa_dropout_only_when_asked():
 @pytest.mark.parametrize("need_weights", [False, True])
 @pytest.mark.parametrize("B, Tq, Tk, d_model, n_head", CROSS_SIZES)
 def test_cross_attention_with_kv_length_different_from_q(B, Tq, Tk, d_model, n_head, need_weights):
-    """Post 001 reshapes k and v with q's length: crashes whenever Tk != Tq."""
+    """The encoder post reshapes k and v with q's length: crashes whenever Tk != Tq."""
     mha = MultiHeadAttention(d_model, n_head).eval()
     q, kv = torch.randn(B, Tq, d_model), torch.randn(B, Tk, d_model)
     out = mha(q, kv, kv, need_weights=need_weights)
@@ -103,7 +103,7 @@ def test_cross_attention_with_kv_length_different_from_q(B, Tq, Tk, d_model, n_h
 
 @pytest.mark.parametrize("dtype", LOW_DTYPES)
 def test_low_precision_explicit_path_with_padding(dtype):
-    """Post 001's masked_fill(mask == 0, -1e9) overflows fp16; ours fills with finfo.min, so
+    """The encoder post's masked_fill(mask == 0, -1e9) overflows fp16; ours fills with finfo.min, so
     padding keys get weight exactly 0. (The fused path: test_modules.py.)"""
     mha = randomize_(MultiHeadAttention(16, 4)).eval()
     x = torch.randn(3, 6, 16)

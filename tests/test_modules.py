@@ -121,8 +121,8 @@ def test_gradients_reach_every_parameter(name):
 @pytest.mark.parametrize("dtype", LOW_DTYPES)
 @pytest.mark.parametrize("name", WITH_MASKS)
 def test_low_precision_with_padding_matches_float32(name, dtype):
-    """Post 001's masked_fill(mask == 0, -1e9) overflows fp16; the package fills masked scores
-    with finfo(dtype).min and stays within fp16/bf16 rounding of float32."""
+    """The encoder post's masked_fill(mask == 0, -1e9) overflows fp16; the package fills masked
+    scores with finfo(dtype).min and stays within fp16/bf16 rounding of float32."""
     module = build(name)
     args = inputs(name)
     if MODULES[name][1] != "ids":  # the Encoder masks its padding ids itself

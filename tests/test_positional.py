@@ -46,7 +46,8 @@ def test_table_in_each_dtype_is_the_rounded_closed_form(dtype):
 
 def test_frequencies_are_10000_to_the_minus_2k_over_d():
     """Read the frequencies back from the sine columns at position 1: sin(w_k) = PE[1, 2k].
-    Post 002's 10000 ** (2*i/d) with i = 0, 2, 4, ... gives 10000**(-4k/d): far from them."""
+    The positional-encoding notebook's 10000 ** (2*i/d) with i = 0, 2, 4, ... gives
+    10000**(-4k/d): far from them."""
     d = 16
     table = sinusoidal_table(2, d, torch.float64)
     omega = torch.asin(table[1, 0::2])  # every w_k <= 1, so asin inverts sin

@@ -16,7 +16,8 @@ SIZES = [(10, 4), (37, 16), (1000, 64)]
 
 @pytest.mark.parametrize("vocab_size, d_model", SIZES)
 def test_takes_vocab_size_then_d_model(vocab_size, d_model):
-    """Post 004 takes (d_model, vocab); ours takes (vocab_size, d_model) like the others."""
+    """The Chinese embedding post takes (d_model, vocab); ours takes (vocab_size, d_model), like
+    the others."""
     emb = TokenEmbedding(vocab_size, d_model)
     assert emb.weight.shape == (vocab_size, d_model)
     ids = torch.tensor([[0, vocab_size - 1]])
@@ -48,7 +49,7 @@ def test_scaled_output_has_unit_variance():
 
 
 def test_padding_idx_defaults_to_none_so_token_1_is_not_zeroed():
-    """Post 001 hard-codes padding_idx=1, silently zeroing every token 1."""
+    """The encoder post hard-codes padding_idx=1, silently zeroing every token 1."""
     emb = TokenEmbedding(10, 8)
     assert emb.padding_idx is None
     out = emb(torch.tensor([[1, 1, 2]]))

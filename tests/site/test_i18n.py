@@ -97,6 +97,12 @@ def test_chinese_pages_are_chinese(site, english_page):
     assert han >= 5 and han >= words / 2, f"{han} Chinese characters, {words} English words"
 
 
+def test_the_404_page_is_english(site):
+    """Each edition writes 404.html at the root; the site's is the default edition's."""
+    text = (site.dir / "404.html").read_text(encoding="utf-8")
+    assert '<html lang="en"' in text and "Token Embedding" in text and "词嵌入" not in text
+
+
 def test_switcher_goes_to_the_same_page(site, english_page):
     for path in (english_page, ZH + english_page):
         links = re.findall(
