@@ -178,8 +178,14 @@ EMPTY_RESULT = re.compile(
 PLAIN_TOKEN = re.compile(r'<span class="[nw]">([^<]*)</span>')
 
 
+# What a fence printed (tensors, shapes, numbers) is half of each search index, and nobody searches
+# for it: Material's search skips a block marked data-search-exclude. The code stays searchable.
+# Index of Chinese pages, gzipped: 130 -> 101 kB; English: 106 -> 78 kB.
+RESULT = '<div class="language-text highlight">'
+
+
 def on_page_content(html: str, page, config, files) -> str:
-    html = EMPTY_RESULT.sub("", html)
+    html = EMPTY_RESULT.sub("", html).replace(RESULT, RESULT[:-1] + " data-search-exclude>")
     if page.file.src_uri.endswith(".md"):
         html = PLAIN_TOKEN.sub(r"\1", html)
     return html

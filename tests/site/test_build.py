@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import gzip
 import html
 import importlib.metadata
 import os
@@ -129,3 +130,28 @@ def test_api_shape_sections_keep_their_lines(pages):
     assert len(blocks) >= len(shaped) > 0 and all("<pre" in b for b in blocks)
     last = encoder.MultiHeadAttention.__doc__.split("Shape:")[1].strip().splitlines()[-1].strip()
     assert f"\n{last}" in re.sub(r"<[^>]+>", "", "".join(blocks)).replace("&gt;", ">")
+
+
+CONCEPT_PAGES = (
+    "token-embedding/", "positional-encoding/", "transformer-embedding/", "layer-norm/",
+    "feed-forward/", "attention/", "encoder-layer/", "encoder/",
+)  # fmt: skip
+LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhref)="([^"?#]+)')
+
+
+@pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
+def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site, lang):
+    """A concept page as served, gzipped: its HTML and the stylesheets and scripts it links,
+    without images, the search index (one per language, fetched after the page has loaded) and
+    the explorers' files, which their widgets fetch only when they come into view (the browser
+    tests check that): at most 250 kB. Those files: at most 2 MB in all."""
+    weights = {}
+    for page in CONCEPT_PAGES:
+        html = site.html(lang + page)
+        files = [(site.dir / lang / page / src).resolve() for src in LINKED.findall(html)]
+        compressed = [gzip.compress(html.encode())] + [gzip.compress(f.read_bytes()) for f in files]
+        weights[page] = sum(map(len, compressed))
+    print({page: f"{size / 1000:.0f} kB" for page, size in weights.items()})
+    assert max(weights.values()) <= 250_000, weights
+    exports = sum(f.stat().st_size for f in (site.dir / "explorers").glob("*"))
+    assert 0 < exports <= 2_000_000, exports

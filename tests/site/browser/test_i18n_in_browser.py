@@ -21,13 +21,14 @@ RESULTS = "() => [...document.querySelectorAll('.md-search-result__list a')].map
     ids=["zh", "en"],
 )
 def test_search_in_each_language(site, page, problems, home, query, target, index):
-    """Each language searches its own pages with its own index, and the page a query names
-    comes first."""
+    """Each language searches its own pages with its own index, fetched once the reader reaches
+    for search, and the page a query names comes first."""
     indexes: list[str] = []
     page.on("request", lambda r: r.url.endswith("search_index.json") and indexes.append(r.url))
-    page.goto(site.url(home), wait_until="load")
-    box = page.locator("input.md-search__input")
-    box.click()
+    page.goto(site.url(home), wait_until="networkidle")
+    assert indexes == []  # the index comes when the reader reaches for search
+    page.keyboard.press("/")  # Material's key for search: it focuses the box
+    box = page.locator("input.md-search__input:focus")
     box.press_sequentially(query, delay=30)
     # Playwright types characters outside the US layout with insertText: no keyup event.
     # Material reads the query on keyup (or when its index becomes ready), so without a key
