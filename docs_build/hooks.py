@@ -25,7 +25,7 @@ from pathlib import Path
 from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
-from docs_build import cache, figures
+from docs_build import cache, figures, i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -144,12 +144,11 @@ def _figure_html(match: re.Match, page, eager: bool = False) -> str:
 def _box_links(name: str, page) -> list[str]:
     """A transparent link over each box of the diagram that opens a page (figures.box_links),
     named as the box is, in the page's language. A box that opens the page itself links nowhere."""
-    parts = Path(page.file.src_uri).parts
-    within = parts[1:] if parts[0] == "zh" else parts  # the page's path in its language
-    up = "../" * (len(within) - 1)
+    within = page.file.src_uri.removeprefix(i18n.LANG + "/")  # the page, from its language's root
+    up = "../" * within.count("/")
     links = []
     for target, label, (left, top, width, height) in figures.box_links(name):
-        if target == within[-1]:
+        if target == within:
             continue
         where = f"left:{left}%;top:{top}%;width:{width}%;height:{height}%"
         label = label.replace('"', "&quot;")
