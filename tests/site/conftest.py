@@ -7,8 +7,6 @@ a process of its own that lives until the pytest run ends, so no worker that fin
 takes away a socket another worker's page is still loading from.
 In ``make test`` the pages' fences ran just before, as tests (``conftest.py`` at the root), so
 the build shows their outputs from the cache and runs none (``test_build.py`` checks that).
-``BUILT_SITE=DIR`` tests a site built before instead (the HTML tests: it was built for another
-address).
 """
 
 from __future__ import annotations
@@ -16,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -46,12 +43,8 @@ PAGES = ENGLISH + [ZH + page for page in ENGLISH] + ZH_ONLY
 class Build:
     """``TOOL build --strict`` of the repository into ``dest``, started at once."""
 
-    def __init__(self, dest: Path, env: dict, tool: str = "mkdocs", built: Path | None = None):
+    def __init__(self, dest: Path, env: dict, tool: str = "mkdocs"):
         self.log, self.returncode, self.site = "", None, dest
-        if built is not None:  # BUILT_SITE
-            shutil.copytree(built, dest, dirs_exist_ok=True)
-            self.returncode, self._proc = 0, None
-            return
         self._proc = subprocess.Popen(
             [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest)],
             cwd=ROOT,
@@ -153,8 +146,7 @@ def site(tmp_path_factory, worker_id):
         else:  # the run's process: this one, or pytest-xdist's controller of this worker
             port = serve(shared / "site", os.getpid() if worker_id == "master" else os.getppid())
             site = Site(shared, port)
-            built = os.environ.get("BUILT_SITE")
-            site.build = b = Build(site.dir, site.env, built=Path(built) if built else None).wait()
+            site.build = b = Build(site.dir, site.env).wait()
             done = {"port": port, "log": b.log, "returncode": b.returncode}
             record.write_text(json.dumps(done))
     if not (site.dir / "index.html").is_file():
