@@ -58,6 +58,7 @@ def on_startup(command: str, dirty: bool) -> None:
         )
 
 
+@event_priority(-110)  # after mkdocs-static-i18n (-100), which sets each edition's language
 def on_config(config):
     # mkdocstrings adds its stylesheet at each on_config: once more per language built.
     config.extra_css[:] = dict.fromkeys(config.extra_css)
@@ -74,11 +75,12 @@ def on_config(config):
     commit = subprocess.run(
         ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
     ).stdout.strip()
-    # mkdocs-jupyter caches executed notebooks by the notebook's bytes only: key its cache on
-    # the package too, so a change to encoder/ re-executes them (and serve stays fast).
+    # mkdocs-jupyter caches executed notebooks by the notebook's bytes only, and each build
+    # deletes the entries it did not use: a folder per package (a change to encoder/ re-executes
+    # them, and serve stays fast) and per language (one edition's build keeps the other's).
     jupyter = config.plugins.get("mkdocs-jupyter")
     if jupyter is not None:
-        folder = cache.folder() / "mkdocs-jupyter" / package
+        folder = cache.folder() / "mkdocs-jupyter" / package / config.theme["language"]
         jupyter.config["cache_dir"] = str(folder)
     # mkdocs-jupyter's kernels would each log ipykernel's notice that they talk over local TCP
     # unencrypted, which a reader of the build's log can do nothing about: their IPython profile

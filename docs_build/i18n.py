@@ -1,9 +1,8 @@
-"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n
-(the ``i18n`` plugin, which builds /zh/ in a second build): notebooks kept as pages, a search
-index and a sitemap per language, Chinese lines joined, notebook heading ids, and the warning on
-a page whose English original changed (``python -m docs_build.i18n [--check] [PAGE...]``). Why
-each part: CONTRIBUTING.md, section 6.
-"""
+"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n,
+which builds it in a second build: notebooks kept as pages, a search index and a sitemap per
+language, the English 404 page, Chinese lines joined, notebook heading ids, and the warning on a
+page whose English original changed (``python -m docs_build.i18n [--check] [PAGE...]``). Why
+each part: CONTRIBUTING.md, section 6."""
 
 from __future__ import annotations
 
@@ -26,14 +25,6 @@ def is_zh(src_uri: str) -> bool:  # a source under docs/zh/, or a location under
     return src_uri.startswith(LANG + "/")
 
 
-@event_priority(-110)  # after mkdocs-static-i18n (-100), which sets each edition's language
-def on_config(config):
-    jupyter = config.plugins["mkdocs-jupyter"]
-    if config.theme["language"] == LANG:  # its own cache: each build deletes what it did not use
-        jupyter.config["cache_dir"] = jupyter.config["cache_dir"].rstrip("/") + "-" + LANG
-    return config
-
-
 @event_priority(-110)  # after mkdocs-static-i18n (-100), which made every notebook a plain File
 def on_files(files, config):
     pages = config.plugins["mkdocs-jupyter"].on_files(files, config)  # notebooks as pages
@@ -52,24 +43,18 @@ _NOT_FOUND: dict[str, str] = {}  # the English 404 page of this build
 
 
 def on_post_template(output: str, template_name: str, config) -> str:
-    # The plugin builds each edition into the site's root folder, and each writes 404.html
-    # there: the last edition's would win (mkdocs-static-i18n#284). The site's 404 page stays
-    # the default edition's, English.
-    if template_name != "404.html":
-        return output
-    if config.theme["language"] != LANG:
+    # Each edition writes 404.html at the site's root, and the last one built would win
+    # (mkdocs-static-i18n#284): the site's 404 page stays the default edition's, English.
+    if template_name == "404.html" and config.theme["language"] != LANG:
         _NOT_FOUND["en"] = output
-    return _NOT_FOUND.get("en", output)
+    return _NOT_FOUND.get("en", output) if template_name == "404.html" else output
 
 
 def on_page_context(context, page, config, nav):
     # A translated notebook's switcher: the plugin, which sees no notebook page, links home.
     uri = page.file.src_uri
-    if (
-        is_zh(uri)
-        and uri.endswith(".ipynb")
-        and Path(config.docs_dir, uri[len(LANG) + 1 :]).exists()
-    ):
+    english = Path(config.docs_dir, uri.removeprefix(LANG + "/"))
+    if is_zh(uri) and uri.endswith(".ipynb") and english.exists():
         for alternate in config.extra.alternate:  # the plugin sets it as an attribute
             if alternate["lang"] != LANG:
                 alternate["link"] = page.url.removeprefix(LANG + "/")
@@ -174,12 +159,14 @@ def on_post_build(config) -> None:
         where.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")), "utf-8")
 
 
+RECORDED = re.compile(r"^source_hash:[ \t]*(\w*).*$", re.MULTILINE)  # in its front matter
+
+
 def stale() -> list[Path]:
     found = []
     for page in sorted((DOCS / LANG).rglob("*.md")):
-        recorded = re.search(r"^source_hash:\s*(\w+)", page.read_text(), re.MULTILINE)
-        english = DOCS / page.relative_to(DOCS / LANG)
-        if not recorded or recorded[1] != source_hash(english):
+        recorded = RECORDED.search(page.read_text())
+        if not recorded or recorded[1] != source_hash(DOCS / page.relative_to(DOCS / LANG)):
             found.append(page)
     return found
 
@@ -195,9 +182,7 @@ def main() -> None:
         raise SystemExit(1 if stale() else 0)
     for page in args.pages:
         digest = source_hash(DOCS / page.resolve().relative_to(DOCS / LANG))
-        text = re.sub(
-            r"^source_hash:.*$", f"source_hash: {digest}", page.read_text(), count=1, flags=re.M
-        )
+        text = RECORDED.sub(f"source_hash: {digest}", page.read_text(), count=1)
         if f"source_hash: {digest}" not in text:  # no such line yet: a front matter with it
             text = f"---\nsource_hash: {digest}\n---\n\n{text}"
         page.write_text(text)
