@@ -142,9 +142,9 @@ LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhre
 @pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
 def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site, lang):
     """A concept page as served, gzipped: its HTML and the stylesheets and scripts it links,
-    without images, the search index (one per language, fetched after the page has loaded) and
-    the explorers' files, which their widgets fetch only when they come into view (the browser
-    tests check that): at most 250 kB. Those files: at most 2 MB in all."""
+    without images, the search index (one per language, fetched when the reader reaches for
+    search) and the explorers' files, which their widgets fetch only when they come into view
+    (the browser tests check both): at most 250 kB. Those files: at most 2 MB in all."""
     weights = {}
     for page in CONCEPT_PAGES:
         html = site.html(lang + page)
