@@ -25,19 +25,29 @@ F = TypeVar("F", bound=Callable[..., object])
 _inside = contextvars.ContextVar("encoder_checked_call", default=False)
 
 
-def checked_by(check: Callable[..., None]) -> Callable[[F], F]:
+def checked_by(
+    check: Callable[..., None], always: Callable[..., None] | None = None
+) -> Callable[[F], F]:
     """Decorate a public function or ``forward``: ``check`` receives the same arguments
     and raises on a bad one. It runs unless a checked call of the package is already
     running (the outer call checked what it passes in) or torch.compile/torch.export
     is tracing (checks are Python; the traced graph holds only the computation).
+
+    ``always``, if given, receives them too and runs on every call, traced or not: for
+    what no outer call checks, and what a traced graph must guard (a length that a
+    table of max_len rows covers, say).
     """
 
     def decorate(fn: F) -> F:
         @functools.wraps(fn)
         def wrapper(*args: object, **kwargs: object) -> object:
             if torch.compiler.is_compiling() or _inside.get():
+                if always is not None:
+                    always(*args, **kwargs)
                 return fn(*args, **kwargs)
             check(*args, **kwargs)
+            if always is not None:
+                always(*args, **kwargs)
             token = _inside.set(True)
             try:
                 return fn(*args, **kwargs)

@@ -72,6 +72,13 @@ def scaled_dot_product_attention(
 # --8<-- [end:sdpa]
 
 
+def _check_mha_args(d_model: int, n_head: int, dropout: float) -> None:
+    _checks.positive_ints(d_model=d_model, n_head=n_head)
+    _checks.probability("dropout", dropout)
+    if d_model % n_head != 0:
+        raise ValueError(f"d_model ({d_model}) is not a multiple of n_head ({n_head})")
+
+
 def _check_mha_inputs(
     self: MultiHeadAttention,
     q: torch.Tensor,
@@ -117,12 +124,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model: int, n_head: int, dropout: float = 0.0) -> None:
         super().__init__()
-        _checks.positive_ints(d_model=d_model, n_head=n_head)
-        _checks.probability("dropout", dropout)
-        if d_model % n_head != 0:
-            raise ValueError(
-                f"d_model ({d_model}) is not a multiple of n_head ({n_head})"
-            )
+        _check_mha_args(d_model, n_head, dropout)
         self.d_model, self.n_head, self.d_head = d_model, n_head, d_model // n_head
         self.dropout = dropout
         self.in_proj = nn.Linear(d_model, 3 * d_model)  # [W^Q; W^K; W^V]

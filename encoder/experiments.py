@@ -11,8 +11,19 @@ from encoder import _checks
 from encoder.encoder import Encoder
 
 
+def _check_args(d_model: int, max_len: int, dropout: float) -> None:
+    _checks.positive_ints(d_model=d_model, max_len=max_len)
+    _checks.probability("dropout", dropout)
+
+
 def _check_input(self: LearnedPositionalEncoding, x: torch.Tensor) -> None:
     _checks.tensor("x", x, ("B", "T", self.d_model))
+
+
+def _check_length(self: LearnedPositionalEncoding, x: torch.Tensor) -> None:
+    T = x.size(1)
+    if T > self.max_len:
+        raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
 
 
 # --8<-- [start:learned]
@@ -26,17 +37,14 @@ class LearnedPositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
         super().__init__()
-        _checks.positive_ints(d_model=d_model, max_len=max_len)
-        _checks.probability("dropout", dropout)
+        _check_args(d_model, max_len, dropout)
         self.d_model, self.max_len = d_model, max_len
         self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.5**0.5)
         self.dropout = nn.Dropout(dropout)
 
-    @_checks.checked_by(_check_input)
+    @_checks.checked_by(_check_input, always=_check_length)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         T = x.size(1)
-        if T > self.max_len:
-            raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
         return self.dropout(x + self.table[:T])  # (B, T, d) + (T, d)
 
 

@@ -9,6 +9,11 @@ from torch import nn
 from encoder import _checks
 
 
+def _check_args(d_model: int, d_ff: int, dropout: float) -> None:
+    _checks.positive_ints(d_model=d_model, d_ff=d_ff)
+    _checks.probability("dropout", dropout)
+
+
 def _check_input(self: PositionwiseFeedForward, x: torch.Tensor) -> None:
     _checks.tensor("x", x, ("...", self.linear1.in_features))
 
@@ -29,8 +34,7 @@ class PositionwiseFeedForward(nn.Module):
 
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
         super().__init__()
-        _checks.positive_ints(d_model=d_model, d_ff=d_ff)
-        _checks.probability("dropout", dropout)
+        _check_args(d_model, d_ff, dropout)
         self.linear1 = nn.Linear(d_model, d_ff)  # W_1, b_1
         self.linear2 = nn.Linear(d_ff, d_model)  # W_2, b_2
         self.dropout = nn.Dropout(dropout)

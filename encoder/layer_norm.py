@@ -42,6 +42,11 @@ def layer_norm(
 # --8<-- [end:formula]
 
 
+def _check_args(d_model: int, eps: float) -> None:
+    _checks.positive_ints(d_model=d_model)
+    _checks.positive_float("eps", eps)
+
+
 def _check_input(self: LayerNorm, x: torch.Tensor) -> None:
     _checks.tensor("x", x, ("...", self.d_model))
 
@@ -64,8 +69,7 @@ class LayerNorm(nn.Module):
 
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
-        _checks.positive_ints(d_model=d_model)
-        _checks.positive_float("eps", eps)
+        _check_args(d_model, eps)
         self.d_model = d_model
         self.eps = eps
         self.gamma = nn.Parameter(torch.ones(d_model))  # learned scale

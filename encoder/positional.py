@@ -8,7 +8,16 @@ from torch import nn
 from encoder import _checks
 
 
+def _check_table_args(
+    n_positions: int, d_model: int, dtype: torch.dtype = torch.float32
+) -> None:
+    _checks.positive_ints(n_positions=n_positions, d_model=d_model)
+    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
+        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
+
+
 # --8<-- [start:table]
+@_checks.checked_by(_check_table_args)
 def sinusoidal_table(
     n_positions: int, d_model: int, dtype: torch.dtype = torch.float32
 ) -> torch.Tensor:
@@ -19,9 +28,6 @@ def sinusoidal_table(
     Computed in float64, then cast to ``dtype``.
     An odd d_model is allowed: the last column is a sine with no cosine partner.
     """
-    _checks.positive_ints(n_positions=n_positions, d_model=d_model)
-    if not isinstance(dtype, torch.dtype) or not dtype.is_floating_point:
-        raise TypeError(f"dtype must be a floating-point torch.dtype, got {dtype!r}")
     pos = torch.arange(n_positions, dtype=torch.float64).unsqueeze(1)  # (P, 1)
     # (ceil(d/2),): the sine columns 0, 2, 4, ...
     two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
@@ -37,8 +43,23 @@ def sinusoidal_table(
 # --8<-- [end:table]
 
 
+def _check_args(d_model: int, max_len: int, dropout: float) -> None:
+    _checks.positive_ints(d_model=d_model, max_len=max_len)
+    _checks.probability("dropout", dropout)
+
+
 def _check_input(self: PositionalEncoding, x: torch.Tensor) -> None:
     _checks.tensor("x", x, ("B", "T", self.d_model))
+
+
+def _check_length(self: PositionalEncoding, x: torch.Tensor) -> None:
+    T = x.size(1)
+    if T > self.max_len:
+        raise ValueError(
+            f"sequence length {T} exceeds max_len={self.max_len}, "
+            "the longest sequence the positional table was built for; "
+            f"pass max_len >= {T}"
+        )
 
 
 def _rebuild_table(module: PositionalEncoding, incompatible_keys: object) -> None:
@@ -69,8 +90,7 @@ class PositionalEncoding(nn.Module):
 
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1) -> None:
         super().__init__()
-        _checks.positive_ints(d_model=d_model, max_len=max_len)
-        _checks.probability("dropout", dropout)
+        _check_args(d_model, max_len, dropout)
         self.d_model = d_model
         self.max_len = max_len
         self.dropout = nn.Dropout(dropout)
@@ -84,15 +104,9 @@ class PositionalEncoding(nn.Module):
         )
         self.register_load_state_dict_post_hook(_rebuild_table)
 
-    @_checks.checked_by(_check_input)
+    @_checks.checked_by(_check_input, always=_check_length)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         T = x.size(1)
-        if T > self.max_len:
-            raise ValueError(
-                f"sequence length {T} exceeds max_len={self.max_len}, "
-                "the longest sequence the positional table was built for; "
-                f"pass max_len >= {T}"
-            )
         # Cast the table to x's dtype so an fp16 batch stays fp16.
         return self.dropout(x + self.pe[:T].to(x.dtype))  # (B, T, d) + (T, d)
 

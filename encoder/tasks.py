@@ -88,6 +88,32 @@ def check_split(task: Task, split: str) -> None:
         )
 
 
+def _check_task(task: Task) -> None:
+    if task.name not in TASKS:
+        raise ValueError(f"unknown task {task.name!r}; choose one of {TASKS}")
+    _checks.positive_ints(
+        vocab_size=task.vocab_size, min_len=task.min_len, max_len=task.max_len
+    )
+    if task.vocab_size < 3:
+        raise ValueError(
+            f"vocab_size ({task.vocab_size}) must be >= 3: the padding id 0 "
+            "and at least two tokens to put in order"
+        )
+    if task.min_len > task.max_len:
+        raise ValueError(
+            f"need min_len <= max_len, got min_len={task.min_len}, "
+            f"max_len={task.max_len}"
+        )
+
+
+def _check_batch_args(
+    task: Task, batch_size: int, generator: torch.Generator, split: str
+) -> None:
+    _checks.positive_ints(batch_size=batch_size)
+    _checks.instance("generator", generator, torch.Generator)
+    check_split(task, split)  # an empty split would be drawn from forever
+
+
 # --8<-- [start:task]
 @dataclasses.dataclass(frozen=True)
 class Task:
@@ -111,21 +137,7 @@ class Task:
     max_len: int = 12
 
     def __post_init__(self) -> None:
-        if self.name not in TASKS:
-            raise ValueError(f"unknown task {self.name!r}; choose one of {TASKS}")
-        _checks.positive_ints(
-            vocab_size=self.vocab_size, min_len=self.min_len, max_len=self.max_len
-        )
-        if self.vocab_size < 3:
-            raise ValueError(
-                f"vocab_size ({self.vocab_size}) must be >= 3: the padding id 0 "
-                "and at least two tokens to put in order"
-            )
-        if self.min_len > self.max_len:
-            raise ValueError(
-                f"need min_len <= max_len, got min_len={self.min_len}, "
-                f"max_len={self.max_len}"
-            )
+        _check_task(self)
 
     @property
     def n_classes(self) -> int:
@@ -140,9 +152,7 @@ class Task:
         self, batch_size: int, generator: torch.Generator, split: str = "train"
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """(ids, targets), each (batch_size, T) with T the longest length drawn."""
-        _checks.positive_ints(batch_size=batch_size)
-        _checks.instance("generator", generator, torch.Generator)
-        check_split(self, split)  # an empty split would be drawn from forever
+        _check_batch_args(self, batch_size, generator, split)
         rows: list[torch.Tensor] = []
         while sum(len(r) for r in rows) < batch_size:  # draw, keep the split's rows
             ids = self._draw(batch_size, generator)

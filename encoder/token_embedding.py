@@ -10,8 +10,27 @@ from torch import nn
 from encoder import _checks
 
 
+def _check_args(
+    vocab_size: int, d_model: int, padding_idx: int | None, scale: bool
+) -> None:
+    _checks.positive_ints(vocab_size=vocab_size, d_model=d_model)
+    _checks.bools(scale=scale)
+    if padding_idx is not None:
+        _checks.integer("padding_idx", padding_idx)
+        if not 0 <= padding_idx < vocab_size:
+            raise ValueError(
+                f"padding_idx ({padding_idx}) must be in [0, {vocab_size})"
+            )
+
+
 def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
-    """Each id in [0, vocab_size), checked on the CPU only (see ``forward``)."""
+    """Each id in [0, vocab_size), checked on the CPU only.
+
+    Reading the ids' values costs nothing on the CPU in eager mode, while on a GPU it
+    would wait for the device on every call (a host sync), and torch.compile,
+    torch.export and torch.func.vmap cannot branch on values. There, the lookup's own
+    bounds check stands in (an IndexError on the CPU, a device-side assert on CUDA).
+    """
     if ids.device.type != "cpu" or ids.numel() == 0:
         return
     lo, hi = torch.aminmax(ids)
@@ -29,6 +48,11 @@ def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
 def _check_ids(self: TokenEmbedding, ids: torch.Tensor) -> None:
     _checks.tensor("ids", ids, ids=True)
     check_range(self, ids)
+
+
+def _check_pretrained(embeddings: torch.Tensor, freeze: bool) -> None:
+    _checks.tensor("embeddings", embeddings, ("vocab_size", "d_model"))
+    _checks.bools(freeze=freeze)
 
 
 # --8<-- [start:token]
@@ -55,14 +79,7 @@ class TokenEmbedding(nn.Embedding):
         padding_idx: int | None = None,
         scale: bool = True,
     ) -> None:
-        _checks.positive_ints(vocab_size=vocab_size, d_model=d_model)
-        _checks.bools(scale=scale)
-        if padding_idx is not None:
-            _checks.integer("padding_idx", padding_idx)
-            if not 0 <= padding_idx < vocab_size:
-                raise ValueError(
-                    f"padding_idx ({padding_idx}) must be in [0, {vocab_size})"
-                )
+        _check_args(vocab_size, d_model, padding_idx, scale)
         self.scale = math.sqrt(d_model) if scale else 1.0
         super().__init__(vocab_size, d_model, padding_idx=padding_idx)
 
@@ -70,11 +87,6 @@ class TokenEmbedding(nn.Embedding):
         nn.init.normal_(self.weight, std=self.embedding_dim**-0.5)
         self._fill_padding_idx_with_zero()
 
-    # Checks the ids, and their range on the CPU only: reading their values costs
-    # nothing there in eager mode, while on a GPU it would wait for the device on every
-    # call (a host sync), and torch.compile, torch.export and torch.func.vmap cannot
-    # branch on values. There, the lookup's own bounds check stands in (an IndexError
-    # on the CPU, a device-side assert on CUDA).
     @_checks.checked_by(_check_ids)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return super().forward(ids) * self.scale  # (B, T, d_model)
@@ -94,8 +106,7 @@ class TokenEmbedding(nn.Embedding):
         gradient and the padding row keeps its pretrained values. Mind ``scale``:
         vectors trained without the sqrt(d_model) factor want ``scale=False``.
         """
-        _checks.tensor("embeddings", embeddings, ("vocab_size", "d_model"))
-        _checks.bools(freeze=freeze)
+        _check_pretrained(embeddings, freeze)
         module = cls(*embeddings.shape, padding_idx=padding_idx, scale=scale)
         module.weight = nn.Parameter(
             embeddings.detach().clone(), requires_grad=not freeze

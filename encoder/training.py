@@ -21,6 +21,18 @@ from encoder.encoder import Encoder
 from encoder.tasks import IGNORE, PAD, Task, check_split
 
 
+def _check_classifier_args(encoder: Encoder, n_classes: int, tie_weights: bool) -> None:
+    _checks.instance("encoder", encoder, Encoder)
+    _checks.positive_ints(n_classes=n_classes)
+    _checks.bools(tie_weights=tie_weights)
+    vocab_size = encoder.embedding.token.num_embeddings
+    if tie_weights and n_classes != vocab_size:
+        raise ValueError(
+            f"tie_weights needs n_classes ({n_classes}) == the encoder's "
+            f"vocab_size ({vocab_size})"
+        )
+
+
 # --8<-- [start:classifier]
 class TokenClassifier(nn.Module):
     """An Encoder and one linear layer: a score for each of n_classes at every position.
@@ -39,15 +51,8 @@ class TokenClassifier(nn.Module):
         self, encoder: Encoder, n_classes: int, tie_weights: bool = False
     ) -> None:
         super().__init__()
-        _checks.instance("encoder", encoder, Encoder)
-        _checks.positive_ints(n_classes=n_classes)
-        _checks.bools(tie_weights=tie_weights)
+        _check_classifier_args(encoder, n_classes, tie_weights)
         token = encoder.embedding.token
-        if tie_weights and n_classes != token.num_embeddings:
-            raise ValueError(
-                f"tie_weights needs n_classes ({n_classes}) == the encoder's "
-                f"vocab_size ({token.num_embeddings})"
-            )
         self.encoder = encoder
         self.head = nn.Linear(token.embedding_dim, n_classes, bias=not tie_weights)
         if tie_weights:
@@ -99,7 +104,13 @@ def _check_scores(logits: torch.Tensor, targets: torch.Tensor) -> None:
         )
 
 
+def _check_schedule_args(step: int, warmup: int) -> None:
+    _checks.positive_ints(step=step)
+    _checks.non_negative_ints(warmup=warmup)
+
+
 # --8<-- [start:schedule]
+@_checks.checked_by(_check_schedule_args)
 def lr_factor(step: int, warmup: int) -> float:
     """The paper's learning-rate schedule (section 5.3) divided by its peak: a linear
     ramp over ``warmup`` steps, then decay as 1/sqrt(step). 1.0 when warmup == 0.
@@ -107,10 +118,6 @@ def lr_factor(step: int, warmup: int) -> float:
     Times a peak of d_model ** -0.5 * warmup ** -0.5, it is the paper's
     d_model ** -0.5 * min(step ** -0.5, step * warmup ** -1.5). Steps count from 1.
     """
-    _checks.positive_ints(step=step)
-    _checks.integer("warmup", warmup)
-    if warmup < 0:
-        raise ValueError(f"warmup must be >= 0, got {warmup}")
     if warmup == 0:
         return 1.0
     return min(step / warmup, math.sqrt(warmup / step))
@@ -141,7 +148,9 @@ class History:
 # --8<-- [end:history]
 
 
-def _check_arguments(**numbers: object) -> None:
+def _check_train_args(model: object, task: object, **numbers: object) -> None:
+    """The arguments of ``train``, by name."""
+    check_fits(model, task)
     _checks.positive_ints(steps=numbers["steps"], batch_size=numbers["batch_size"])
     _checks.positive_ints(threads=numbers["threads"])
     _checks.seed("seed", numbers["seed"])
@@ -160,6 +169,9 @@ def _check_arguments(**numbers: object) -> None:
         _checks.integer("a checkpoint step", step)
         if not 0 <= step <= steps:
             raise ValueError(f"checkpoint step {step} is not in 0..steps ({steps})")
+    eval_every = numbers["eval_every"]
+    if eval_every and eval_every <= steps:  # train will evaluate: the split must exist
+        check_split(task, "test")
 
 
 def _snapshot(model: nn.Module) -> dict[str, torch.Tensor]:
@@ -247,14 +259,7 @@ def train(
     step in ``checkpoints`` (0: before the first), the History keeps a CPU copy of the
     weights. The model is left in training mode.
     """
-    check_fits(model, task)
-    _check_arguments(
-        steps=steps, batch_size=batch_size, lr=lr, warmup=warmup, seed=seed,
-        weight_decay=weight_decay, eval_every=eval_every, threads=threads,
-        log_every=log_every, checkpoints=checkpoints,
-    )  # fmt: skip
-    if eval_every and eval_every <= steps:
-        check_split(task, "test")
+    _check_train_args(**locals())  # every argument above, before any is used
     if log_every is None:
         log_every = max(1, steps // 10) if sys.stderr.isatty() else 0
 
@@ -296,6 +301,15 @@ def train(
 # --8<-- [end:train]
 
 
+def _check_evaluate_args(
+    model: object, task: object, n: int, seed: int, padding_mask: bool, threads: int
+) -> None:
+    check_fits(model, task)
+    _checks.positive_ints(n=n, threads=threads)
+    _checks.seed("seed", seed)
+    _checks.bools(padding_mask=padding_mask)
+
+
 # --8<-- [start:evaluate]
 @torch.no_grad()
 def evaluate(
@@ -309,10 +323,7 @@ def evaluate(
     """Token accuracy of ``model`` (in eval mode) on ``n`` held-out sequences of
     ``task``, on the model's device; the model is left in the mode it was in. With
     ``padding_mask=False``, tokens attend to the padding too."""
-    check_fits(model, task)
-    _checks.positive_ints(n=n, threads=threads)
-    _checks.seed("seed", seed)
-    _checks.bools(padding_mask=padding_mask)
+    _check_evaluate_args(model, task, n, seed, padding_mask, threads)
     ids, targets = task.batch(n, torch.Generator().manual_seed(seed), split="test")
     ids, targets = ids.to(device_of(model)), targets.to(device_of(model))
     if not padding_mask:  # a copy that masks no key; the model itself stays as it is

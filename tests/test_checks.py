@@ -4,7 +4,9 @@ still checks, and an error names the bad value whichever entry point it came thr
 
 from __future__ import annotations
 
+import re
 import threading
+from pathlib import Path
 
 import pytest
 import torch
@@ -135,3 +137,25 @@ def test_skipping_is_per_thread():
         release.set()
         thread.join(10)
     assert len(errors) == 1 and "x must have shape" in str(errors[0])
+
+
+SECTION = re.compile(r"# --8<-- \[start:(\w+)\]\n(.*?)# --8<-- \[end:\1\]", re.S)
+CHECK = re.compile(r"_check|checked_by|check_split|check_fits")
+
+
+def test_the_code_the_pages_show_opens_with_the_idea():
+    """Issue 30: in the sections the pages include, no argument check is spelled out; each
+    function calls its checks (defined outside the section) in one line at most."""
+    for path in sorted(Path(checks.__file__).parent.glob("*.py")):
+        for name, body in SECTION.findall(path.read_text()):
+            where = f"{path.name}:{name}"
+            assert not re.search(r"^\s*raise ", body, re.M), f"{where} raises in the open"
+            calls: list[int] = [0]  # per function: a decorator or a def starts one
+            after_decorator = False
+            for line in body.splitlines():
+                head = line.lstrip()
+                if head.startswith(("@", "def ")) and not after_decorator:
+                    calls.append(0)
+                after_decorator = head.startswith("@")
+                calls[-1] += bool(CHECK.search(line))
+            assert max(calls) <= 1, f"{where} has {max(calls)} check lines in one function"
