@@ -9,6 +9,7 @@ import html
 import importlib.metadata
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -45,6 +46,37 @@ def test_every_page_is_built_with_its_build_stamp_and_no_raw_include(site, pages
         shown = html.unescape(re.sub(r"<[^>]+>", "", text))
         assert "--8<--" not in shown, path
         assert not BY_NUMBER.search(shown), f"{path}: {BY_NUMBER.search(shown)[0]}"
+
+
+# A work a page cites ("Xiong et al., 2020", "Ioffe 和 Szegedy，2015", or by its name) is listed
+# under Sources on its edition's home page, in one entry with its year.
+CITED = re.compile(
+    r"([A-Z][a-z]+)(?:\s+(?:and|和)\s+[A-Z][a-z]+|\s+et\s+al\.|\s+等)?[,，]\s*(\d{4})\b"
+)
+NAMED = ("tensor2tensor", "The Annotated Transformer")
+
+
+@pytest.mark.parametrize("edition", ["", "zh/"])
+def test_every_cited_work_is_in_the_sources(edition):
+    docs = Path(__file__).parents[2] / "docs"
+    home = (docs / edition / "index.md").read_text(encoding="utf-8")
+    start = home.index("\n## Sources" if not edition else "\n## 资料来源")
+    end = home.find("\n## ", start + 1)
+    sources = home[start : end if end > 0 else None]
+    entries = re.split(r"\n\s*\n|\n- ", sources)
+    pages = [p for p in (docs / edition).rglob("*.md")]
+    pages = [p for p in pages if edition or not p.is_relative_to(docs / "zh")]
+    missing = set()
+    for page in pages:
+        text = page.read_text(encoding="utf-8").replace(sources, "")
+        cited = {(m[1], m[2]) for m in CITED.finditer(text)}
+        cited |= {(name, "") for name in NAMED if name in text}
+        missing |= {
+            (page.name, *work)
+            for work in cited
+            if not any(work[0] in e and work[1] in e for e in entries)
+        }
+    assert not missing, sorted(missing)
 
 
 # Addresses of CDNs and font hosts; an occurrence in what a browser runs must be a known, inert one.
