@@ -10,6 +10,7 @@ variant, as built); an explorer becomes a link to it on the page. The page shows
 beside its title (``overrides/partials/actions.html``, from ``page.meta["notebook"]``) and, when
 ``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
 and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
+A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``notebook_for`` decides.
 """
 
 from __future__ import annotations
@@ -150,12 +151,21 @@ def notebook(page, config, site_dir: Path) -> dict:
     if lang == "zh":
         figures |= {k.removesuffix("-zh"): v for k, v in figures.items() if k.endswith("-zh")}
     source = f"git+{config.repo_url.rstrip('/')}.git" if config.repo_url else "encoder"
+    body = cells(
+        _expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config),
+        link,
+        figures,
+        lang,
+    )
+    title = page.title  # the navigation's name, unless the page has a heading of its own
+    if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
+        heading, _, rest = body[0]["source"].partition("\n")
+        title, body[0]["source"] = heading.removeprefix("# ").strip(), rest.strip() or "&nbsp;"
     head = [
         {
             "cell_type": "markdown",
             "metadata": {},
-            "source": f"# {page.title}\n\n"
-            + INTRO[lang].format(title=page.title, url=link("", "")),
+            "source": f"# {title}\n\n" + INTRO[lang].format(title=title, url=link("", "")),
         },
         {
             "cell_type": "code",
@@ -165,14 +175,6 @@ def notebook(page, config, site_dir: Path) -> dict:
             "source": SETUP.format(source=source),
         },
     ]
-    body = cells(
-        _expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config),
-        link,
-        figures,
-        lang,
-    )
-    if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
-        body[0]["source"] = body[0]["source"].partition("\n")[2].strip() or "&nbsp;"
     all_cells = head + body
     for n, cell in enumerate(all_cells):
         cell["id"] = f"cell-{n}"
@@ -190,43 +192,53 @@ def _expanded(text: str, config) -> str:
 
 
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$")
-_PAGES: list = []  # the pages of this build that get a notebook
 
 
-def on_pre_build(config) -> None:
-    _PAGES.clear()
+def notebook_for(page, config) -> str | None:
+    """The notebook ``page`` offers, by its file name beside the page; None: it offers none.
+
+    The one place that decides: the buttons (``page.meta``) and the notebook written for a
+    Markdown page (``on_post_page``) follow it. A notebook page offers its own notebook, which
+    mkdocs-jupyter copies beside the page (``include_source``); a Markdown page whose code runs
+    at build offers the notebook built from it, unless its front matter says ``notebook: false``.
+    """
+    src = page.file.src_uri
+    if src.endswith(".ipynb"):
+        jupyter = config.plugins.get("mkdocs-jupyter")
+        copied = jupyter is not None and jupyter.config["include_source"]
+        return posixpath.basename(src) if copied else None
+    if page.meta.get("notebook") is False:
+        return None
+    if not RUNS.search(_expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config)):
+        return None
+    stem = posixpath.basename(posixpath.splitext(src)[0])
+    return f"{stem if stem != 'index' else 'home'}.ipynb"
 
 
 def on_page_markdown(text: str, page, config, files) -> str:
-    stem = posixpath.basename(posixpath.splitext(page.file.src_uri)[0])
-    name = f"{stem if stem != 'index' else 'home'}.ipynb"
-    if page.meta.get("notebook") is False:  # front matter `notebook: false`
-        return text
-    if page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter copies it beside the page
-        page.meta["notebook"] = name
-    elif RUNS.search(_expanded(text, config)):
-        page.meta["notebook"] = name
-        _PAGES.append(page)
-    if "notebook" in page.meta:
-        github = GITHUB.match(config.repo_url or "")
-        if github:
-            path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
-            page.meta["colab"] = (
-                f"https://colab.research.google.com/github/{github['repo']}/blob/notebooks/{path}"
-            )
-        _PAGES.append(page)
+    page.meta["notebook"] = name = notebook_for(page, config)
+    github = GITHUB.match(config.repo_url or "")
+    if name and github:
+        path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
+        page.meta["colab"] = (
+            f"https://colab.research.google.com/github/{github['repo']}/blob/notebooks/{path}"
+        )
     return text
 
 
-def on_post_build(config) -> None:
-    """The notebooks, once every figure (those the fences drew too) is in the site."""
-    site_dir = Path(config.site_dir)
-    for page in _PAGES:
-        path = site_dir / posixpath.dirname(page.file.dest_uri) / page.meta["notebook"]
+def on_post_page(output: str, page, config) -> str:
+    """A Markdown page's notebook. Every page's fences have run by now (MkDocs renders every
+    page before it writes any), and their figures are in the site, to be embedded."""
+    name = page.meta.get("notebook")
+    if name and not page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter copies those
+        site_dir = Path(config.site_dir)
+        path = site_dir / posixpath.dirname(page.file.dest_uri) / name
+        path.parent.mkdir(parents=True, exist_ok=True)  # MkDocs writes the page after this
         path.write_text(
             json.dumps(notebook(page, config, site_dir), ensure_ascii=False, indent=1) + "\n",
             encoding="utf-8",
         )
+    return output
 
 
 # --- notebook pages (mkdocs-jupyter) ---------------------------------------------------------
