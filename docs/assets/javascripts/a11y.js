@@ -1,10 +1,17 @@
-// Notebook cells and formulas (mkdocs-jupyter) that scroll sideways can be reached and scrolled
-// by keyboard, as Material does for its own code blocks (axe-core: scrollable-region-focusable).
-document$.subscribe(() => {
-  const scrolling = ".jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])";
-  for (const el of document.querySelectorAll(scrolling)) {
-    if (el.scrollWidth > el.clientWidth && el.tabIndex < 0) el.tabIndex = 0;
+// Display formulas and notebook cells (mkdocs-jupyter) that scroll sideways can be reached and
+// scrolled by keyboard, as Material does for its own code blocks (axe-core:
+// scrollable-region-focusable). Measured whenever their box changes size: when a block drawn
+// only near the viewport (content-visibility in extra.css) is drawn, and when the screen turns.
+const scrolling =
+  "div.arithmatex, .jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])";
+const sized = new ResizeObserver((entries) => {
+  for (const { target } of entries) {
+    if (target.scrollWidth > target.clientWidth && target.tabIndex < 0) target.tabIndex = 0;
   }
+});
+document$.subscribe(() => {
+  sized.disconnect();
+  for (const el of document.querySelectorAll(scrolling)) sized.observe(el);
 });
 
 // Material puts each code block's copy button in an unnamed <nav>, added when the block scrolls

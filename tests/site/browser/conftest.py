@@ -3,7 +3,8 @@ downloads a browser), on the run's build (``site``).
 
 ``problems`` watches the test's page: a request to another host (refused, and recorded), a
 failed request, an HTTP error and a console error each add a line; every test ends with
-``assert problems == []``. Run them two at a time with pytest-xdist (``-n 2``).
+``assert problems == []``. ``phone`` is a second page, as a phone shows it (390 px, touch),
+watched the same way. Run them two at a time with pytest-xdist (``-n 2``).
 """
 
 from __future__ import annotations
@@ -38,9 +39,12 @@ def browser_context_args():
     return {"viewport": {"width": 1280, "height": 900}}
 
 
-@pytest.fixture
-def problems(page, site) -> list[str]:
-    found: list[str] = []
+# A phone: what a reader of 390 px sees, with touch (the pages' narrow layout and touch rules).
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+
+
+def watch(page, site, found: list[str]) -> None:
+    """Record on ``found`` what goes wrong on ``page`` (see the module's docstring)."""
     local = site.base
 
     def away(route) -> None:
@@ -52,4 +56,21 @@ def problems(page, site) -> list[str]:
     page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
     page.on("console", lambda m: m.type == "error" and found.append(f"console: {m.text}"))
     page.on("pageerror", lambda err: found.append(f"page error: {err}"))
+
+
+@pytest.fixture
+def problems(page, site) -> list[str]:
+    found: list[str] = []
+    watch(page, site, found)
     return found
+
+
+@pytest.fixture
+def phone(browser, site, problems):
+    """A second page, 390 px wide with touch, in a context of its own; what goes wrong on it
+    goes to the test's ``problems`` too."""
+    context = browser.new_context(**PHONE)
+    page = context.new_page()
+    watch(page, site, problems)
+    yield page
+    context.close()

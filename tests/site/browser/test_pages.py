@@ -1,15 +1,25 @@
-"""Every page of the site, English and Chinese, visited once in Chromium.
+"""Every page of the site, English and Chinese, visited in Chromium at 1280 px and on a phone.
 
 On each page: its shown images load, code stays in its box, its links and anchors resolve, it
 asks no other host for anything (``problems``), and axe-core finds nothing (every rule). A
-concept page's core (top of the article to ``## Deeper``) fits in 8 screens. Where the colour
-scheme changes what is drawn (figures, explorers), the palette toggle switches to dark: the
-dark figures show, the explorers change colours and axe's contrast rule passes there too.
-``SCREENSHOTS=1`` saves each page, in each scheme visited, under test-artifacts/browser/.
+concept page's core (top of the article to ``## Deeper``) fits in 8 screens, and it shows at
+most 2,000 words of prose unfolded (``words``: the article's text outside code, formulas,
+explorers and closed <details>). Where the colour scheme changes what is drawn (figures,
+explorers), the palette toggle switches to dark: the dark figures show, the explorers change
+colours and axe's contrast rule passes there too.
+
+Then the page as a phone shows it (``phone``: 390 px, touch), with every <details> open. There,
+and at 1280 px: no formula is drawn under 3 px wide or high, one wider than the screen lies in
+a box that scrolls sideways, the page itself does not, and no figure's text is drawn under 9 px
+(an SVG image's smallest text, at the width the image is drawn). On the phone, axe's
+target-size rule finds nothing and no explorer's control is under 24 x 24 px.
+``SCREENSHOTS=1`` saves each page, in each scheme visited and at 390 px, under
+test-artifacts/browser/.
 """
 
 from __future__ import annotations
 
+import collections
 import functools
 import os
 import urllib.parse
@@ -24,15 +34,22 @@ CONCEPT_PAGES = {
     "feed-forward/", "attention/", "encoder-layer/", "encoder/",
 }  # fmt: skip
 MAX_SCREENS = 8  # of 900 px, at 1280 px wide
+MAX_WORDS = 2000  # of prose shown unfolded on a concept page (``words``)
+MIN_TEXT = 9  # CSS px: the smallest figure text, as drawn
+TARGET = "target-size"  # axe's rule (WCAG 2.2 AA): a tap target of 24 x 24 px, or room around it
 
 # Draw every block now (the page draws a block near the viewport: content-visibility, which
 # axe's colour check and the core's length need drawn), load the shown images (they are
-# lazy), draw every explorer (drawn near the viewport), then read what the tests check.
-LOOK = """async () => {
+# lazy), draw every explorer (drawn near the viewport), then read what the tests check. On the
+# phone every folded block (<details>) is opened first, so that what it holds is checked too, and
+# the explorers' controls are measured.
+LOOK = """async ({ phone, minText }) => {
+  if (phone) for (const d of document.querySelectorAll("article details")) d.open = true;
   const drawn = document.createElement("style");
   drawn.textContent = ".md-typeset * { content-visibility: visible !important; }";
   document.head.append(drawn);
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  await frame(); // the page's own observers see the blocks drawn
   const shown = [...document.images].filter((i) => i.checkVisibility());
   for (const img of shown) img.loading = "eager";
   const loaded = Promise.all(shown.map((img) => img.decode().catch(() => null)));
@@ -47,6 +64,20 @@ LOOK = """async () => {
   const visible = (sel) => [...document.querySelectorAll(sel)].filter((e) => e.checkVisibility());
   const article = document.querySelector("article");
   const deeper = article?.querySelector("h2#deeper");
+  const width = document.documentElement.clientWidth;
+  const scrolls = (e) => /auto|scroll/.test(getComputedStyle(e).overflowX)
+    && e.scrollWidth > e.clientWidth;
+  const inScroller = (e) => {
+    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+      if (scrolls(p)) return true;
+    }
+    return false;
+  };
+  const formulas = visible("mjx-container > svg").map((svg) => ({
+    tex: svg.parentElement.textContent.replace(/\\s+/g, " ").trim().slice(0, 50),
+    r: svg.getBoundingClientRect(),
+    svg,
+  }));
   return {
     scheme: document.body.dataset.mdColorScheme,
     unloaded: shown.filter((i) => !(i.complete && i.naturalWidth > 0)).map((i) => i.src),
@@ -60,7 +91,111 @@ LOOK = """async () => {
       / innerHeight : null,
     links: [...new Set([...document.querySelectorAll("a[href]")].map((a) => a.href))]
       .filter((h) => h.startsWith(location.origin)),
+    words: article && prose(article),
+    formulas: formulas.filter((f) => f.r.width < 3 || f.r.height < 3)
+      .map((f) => `${f.tex}: drawn ${f.r.width} x ${f.r.height} px`),
+    unscrolled: formulas
+      .filter((f) => (f.r.left < -1 || f.r.right > width + 1) && !inScroller(f.svg))
+      .map((f) => `${f.tex}: ${Math.round(f.r.left)} to ${Math.round(f.r.right)} px of ${width}`),
+    figures: await figureText(visible("article img")),
+    sideways: document.documentElement.scrollWidth > width ? sticking(width) : [],
+    taps: phone ? smallControls() : [],
   };
+
+  // The explorers' controls drawn under 24 x 24 px, as big as the target a finger needs
+  // (WCAG 2.2 AA), without the exception for small targets far enough apart that axe's
+  // target-size rule makes: its cells, sliders and radio buttons are close together. A control
+  // in a <label> is as big as the label, which a tap on it works too.
+  function smallControls() {
+    const controls = "input, button, select, a[href], [role=slider], [role=button]";
+    return visible(`[data-explorer] :is(${controls})`).map((e) => {
+      const r = (e.closest("label") ?? e).getBoundingClientRect();
+      return [e, Math.round(r.width), Math.round(r.height)];
+    }).filter(([, w, h]) => w < 24 || h < 24).map(([e, w, h]) => {
+      const name = e.getAttribute("aria-label") ?? e.labels?.[0]?.textContent ?? e.textContent;
+      const where = e.closest("[data-explorer]").dataset.explorer;
+      return `${where}: ${e.tagName} ${e.type ?? ""} ${name.trim().slice(0, 30)}: ${w} x ${h} px`;
+    });
+  }
+
+  // Words of prose the reader sees without unfolding anything: the article's text outside
+  // code, formulas and explorers, in what is shown (checkVisibility: not in a closed <details>
+  // nor a hidden tab). Words and Chinese characters, counted apart (see ``words``).
+  function prose(root) {
+    const skip = "pre, code, mjx-container, [data-explorer], script, style, .headerlink";
+    const counted = new Map();
+    const counts = (el) => {
+      if (!counted.has(el)) counted.set(el, el.checkVisibility() && !el.closest(skip));
+      return counted.get(el);
+    };
+    let latin = 0, han = 0;
+    const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    for (let n; (n = walk.nextNode()); ) {
+      if (!counts(n.parentElement)) continue;
+      han += (n.data.match(/\\p{Script=Han}/gu) || []).length;
+      latin += (n.data.replace(/\\p{Script=Han}/gu, " ").match(/[\\p{L}\\p{N}]+/gu) || []).length;
+    }
+    return { latin, han };
+  }
+
+  // The smallest text of each shown SVG image, in CSS px as drawn: matplotlib draws glyphs as
+  // paths in groups `scale(s -s)`, 100 s its font size in the drawing's units; a diagram's <text>
+  // takes its font-size from its own stylesheet (read in a shadow root, where it stays). Either
+  // is scaled by the image's drawn width over its viewBox's.
+  async function figureText(images) {
+    window.fontSizes ??= new Map();
+    const small = [];
+    for (const img of images) {
+      const url = img.currentSrc || img.src;
+      if (!/\\.svg([#?]|$)/.test(url)) continue;
+      if (!fontSizes.has(url)) fontSizes.set(url, await smallestText(url));
+      const { size, box } = fontSizes.get(url);
+      const px = (size * img.getBoundingClientRect().width) / box;
+      const name = url.split("/").pop().split("#")[0];
+      if (px < minText) small.push([name, Math.round(px * 100) / 100]);
+    }
+    return small;
+  }
+  async function smallestText(url) {
+    const text = await (await fetch(url)).text();
+    const svg = new DOMParser().parseFromString(text, "image/svg+xml").documentElement;
+    const box = +(svg.getAttribute("viewBox")?.split(/[\\s,]+/)[2]
+      ?? parseFloat(svg.getAttribute("width")));
+    const sizes = [];
+    for (const g of svg.querySelectorAll("g[transform*=scale]")) {
+      const s = /scale\\(\\s*([\\d.e+-]+)[\\s,]+-/.exec(g.getAttribute("transform"));
+      if (s && g.querySelector("use")) sizes.push(100 * s[1]);
+    }
+    if (svg.querySelector("text")) {
+      const host = document.createElement("div");
+      host.style.display = "none";
+      document.body.append(host);
+      const inline = document.importNode(svg, true);
+      host.attachShadow({ mode: "open" }).append(inline);
+      for (const t of inline.querySelectorAll("text, tspan")) {
+        if (t.textContent.trim()) sizes.push(parseFloat(getComputedStyle(t).fontSize));
+      }
+      host.remove();
+    }
+    return { size: Math.min(...sizes), box };
+  }
+
+  // The outermost elements that stick out past the screen's right edge, outside any box that
+  // scrolls or clips them.
+  function sticking(width) {
+    const out = (e) => e.getBoundingClientRect().right > width + 1;
+    const clipped = (e) => {
+      for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
+        if (getComputedStyle(p).overflowX !== "visible") return true;
+      }
+      return false;
+    };
+    return [...document.body.querySelectorAll("*")]
+      .filter((e) => out(e) && !(e.parentElement && out(e.parentElement)) && !clipped(e))
+      .filter((e) => getComputedStyle(e).position !== "fixed")
+      .slice(0, 5)
+      .map((e) => `${e.tagName}.${e.getAttribute("class")}: ${e.textContent.slice(0, 40)}`);
+  }
 }"""
 
 
@@ -118,25 +253,48 @@ def _shot(page, path: str, scheme: str) -> None:
         page.screenshot(path=SHOTS / f"{name}-{scheme}.png", full_page=True)
 
 
-def test_page(page, site, page_path, problems):
+def _look(page, phone: bool = False) -> dict:
+    return page.evaluate(LOOK, {"phone": phone, "minText": MIN_TEXT})
+
+
+def _seen(look: dict, where: str) -> list[str]:
+    """What a reader at this width cannot read: formulas, figure text, the page's width."""
+    fails = [f"{where}: formula drawn too small: {f}" for f in look["formulas"]]
+    fails += [f"{where}: formula past the screen, scrolls nowhere: {f}" for f in look["unscrolled"]]
+    fails += [f"{where}: figure text {px} px: {name}" for name, px in look["figures"]]
+    fails += [f"{where}: the page scrolls sideways: {e}" for e in look["sideways"]]
+    return fails
+
+
+def words(count: dict) -> int:
+    """Words of prose: its Latin words, and 0.6 of a word for each Chinese character, so that a
+    Chinese page is held to the limit its English twin is: the eight concept pages' Chinese
+    prose has 1.65 characters for each English word of their twins (1.5 to 1.8 per page)."""
+    return round(count["latin"] + 0.6 * count["han"])
+
+
+def test_page(page, phone, site, page_path, problems):
     page.goto(site.url(page_path))
-    light = page.evaluate(LOOK)
+    light = _look(page)
     _shot(page, page_path, "light")
     fails = [f"not loaded: {u}" for u in light["unloaded"]]
     fails += [f"scrolls sideways: {t!r}" for t in light["overflowing"]]
     fails += _broken(site, light["links"])
     fails += [f"dark figure in light: {s}" for s in light["variants"] if "#only-dark" in s]
+    fails += _seen(light, "1280 px")
     if page_path.removeprefix("zh/") in CONCEPT_PAGES:
-        print(f"{page_path}: core {light['core']} screens")
+        print(f"{page_path}: core {light['core']} screens, {words(light['words'])} words")
         if light["core"] is None or light["core"] > MAX_SCREENS:
             fails.append(f"core (article top to `## Deeper`): {light['core']} screens")
+        if words(light["words"]) > MAX_WORDS:
+            fails.append(f"prose shown unfolded: {words(light['words'])} words")
 
     html = site.html(page_path)
     if "#only-dark" in html or "data-explorer" in html:
         toggle = page.locator("form[data-md-component=palette] label:visible")
         toggle.click()
         page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
-        dark = page.evaluate(LOOK)
+        dark = _look(page)
         _shot(page, page_path, "dark")
         fails += [f"not loaded in dark: {u}" for u in dark["unloaded"]]
         fails += [f"light figure in dark: {s}" for s in dark["variants"] if "#only-light" in s]
@@ -150,6 +308,16 @@ def test_page(page, site, page_path, problems):
         page.wait_for_function("document.body.dataset.mdColorScheme === 'default'")
     page.evaluate(FOR_AXE)
     fails += _axe(page)
+
+    phone.goto(site.url(page_path))
+    small = _look(phone, phone=True)
+    _shot(phone, page_path, "390")
+    fails += [f"390 px: not loaded: {u}" for u in small["unloaded"]]
+    fails += _seen(small, "390 px")
+    taps = collections.Counter(small["taps"])
+    fails += [f"390 px: tap target under 24 px: {t} ({n}x)" for t, n in taps.items()]
+    phone.evaluate(FOR_AXE)
+    fails += [f"390 px: {f}" for f in _axe(phone, runOnly={"type": "rule", "values": [TARGET]})]
     fails += problems
     assert not fails, "\n".join(fails)
 
