@@ -3,7 +3,8 @@
 - The attention explorer (Train page) runs the trained models in JavaScript: its forward pass
   must equal the package's on the test vectors the build exported, and on fresh sequences run
   by the package with the exported weights; so must every step of its trace of one query,
-  which the Attention page shows with the same models.
+  which the Attention page shows with the same models (its keys table fits a phone, and the
+  concatenation marks the traced head's slice).
 - The positional-encoding explorer must show the package's sinusoidal table.
 - The scale explorer must show softmax(s * scores), sharper as s grows, s = sqrt(d_k).
 - "Watch it learn" must show, at each kept step, the package's attention maps of the weights
@@ -246,13 +247,30 @@ def test_trace_one_query_equals_the_package(page, site, problems):
     assert _texts(steps["q"][head][q], 2) in shown["q"].inner_text()
     assert _texts(steps["heads"][head][q], 2) in shown["heads"].inner_text()
     assert _texts(steps["out"][q], 2) in shown["out"].inner_text()
-    rows = shown["scores"].locator("tbody tr").all()
+    rows = shown["scores"].locator("tbody tr:not(.explorer__kv)").all()
     assert len(rows) == len(trace["ids"])
     for j, row in enumerate(rows):
-        token, *numbers, k_j, v_j = row.locator("td").all_inner_texts()
+        token, *numbers = row.locator("td").all_inner_texts()
         assert token == str(trace["ids"][j])
-        assert k_j == _texts(steps["k"][head][j], 2) and v_j == _texts(steps["v"][head][j], 2)
         assert numbers == [f"{steps[n][head][q][j]:.3f}" for n in ("scores", "scaled", "weights")]
+    # Each key's k_j and v_j: in a row of its own, shown by the button (and kept shown).
+    kv = shown["scores"].locator("tbody tr.explorer__kv")
+    assert kv.count() == len(trace["ids"]) and not any(r.is_visible() for r in kv.all())
+    toggle = shown["scores"].locator("button[aria-controls]")
+    assert toggle.get_attribute("aria-expanded") == "false"
+    toggle.click()
+    assert toggle.get_attribute("aria-expanded") == "true"
+    for j, row in enumerate(kv.all()):
+        assert row.is_visible()
+        for name in ("k", "v"):
+            shown_vector = row.locator(f"[data-kv={name}]").inner_text()
+            assert shown_vector == f"[{_texts(steps[name][head][j], 2)}]"
+    # The concatenation marks the traced head's slice: its d_k columns, the head's output.
+    d_k = len(steps["q"][head][q])
+    marked = shown["concat"].locator("mark").inner_text()
+    assert marked == _texts(steps["concat"][q][head * d_k : (head + 1) * d_k], 2)
+    assert marked == _texts(steps["heads"][head][q], 2)
+    assert f"{head * d_k} to {(head + 1) * d_k - 1}" in shown["concat"].inner_text()
     # Each step links its formula (the attention page) and its code (the API page): the
     # anchors exist.
     targets = {}
@@ -272,6 +290,26 @@ def test_trace_one_query_equals_the_package(page, site, problems):
     page.keyboard.press("ArrowDown")
     assert page.evaluate("el => el.explorer.pick()", element)["q"] == q + 1
     assert _texts(steps["q"][head][q + 1], 2) in widget.locator("[data-step=q]").inner_text()
+    assert widget.locator("tr.explorer__kv").first.is_visible()  # k_j and v_j still shown
+    assert problems == []
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_trace_fits_a_phone(phone, site, problems, lang):
+    """At 390 px the trace's keys table needs no sideways scrolling, k_j and v_j shown, for
+    the longest sequence the tasks train on."""
+    widget = _open(phone, site, LANGUAGES[lang] + "attention/", "attention")
+    phone.wait_for_selector("[data-explorer='attention'][data-state='ok'] .explorer__step")
+    widget.locator("input[type=text]").fill("9 8 7 6 5 4 3 2 1 1 2 3")  # 12 tokens
+    phone.wait_for_function(
+        "el => el.querySelectorAll('[data-step=scores] tbody tr:not(.explorer__kv)').length === 12",
+        arg=widget.element_handle(),
+    )
+    widget.locator("[data-step=scores] button").click()
+    table = widget.locator("[data-step=scores] .explorer__scroll")
+    assert table.evaluate("el => el.scrollWidth <= el.clientWidth"), "the keys table scrolls"
+    assert widget.locator("tr.explorer__kv").last.is_visible()
+    assert phone.evaluate("document.documentElement.scrollWidth") <= 390
     assert problems == []
 
 
@@ -449,17 +487,28 @@ def test_break_it_predict_then_see(page, site, problems, lang):
     show.click()
     assert widget.locator("table").count() == 0
     assert widget.get_attribute("data-revealed") is None
-    # Without positions, on the default input: predict, then see both models.
-    widget.locator("input[value=wrong]").check()
-    show.click()
-    page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
-    assert widget.locator("tbody tr").count() == 4
-    assert any("broken-no-positions.json" in url for url in requested)
-    assert not any("broken-no-scaling.json" in url for url in requested)  # fetched on demand
-    # Switching variant hides the answer until the next prediction.
-    widget.locator("input[value=post-norm]").check()
-    assert widget.get_attribute("data-revealed") is None
-    assert widget.locator("table").count() == 0
+    # Each switch starts on the input the page's fence checked: the intact model right at every
+    # position, the broken one not. Predict "wrong", then see both models.
+    variants = json.loads(widget.get_attribute("data-variants"))
+    sequence = widget.locator("input[type=text]")
+    said_right = {"en": "Your prediction was right", "zh": "你的预测是对的"}[lang]
+    for n, (name, variant) in enumerate(variants.items()):
+        if n:  # switching variant hides the answer until the next prediction
+            widget.locator(f"input[value={name}]").check()
+            assert widget.get_attribute("data-revealed") is None
+            assert widget.locator("table").count() == 0
+        assert sequence.input_value() == " ".join(map(str, variant["start"]))
+        widget.locator("input[value=wrong]").check()
+        show.click()
+        page.wait_for_selector("[data-explorer='break-it'][data-revealed] table")
+        rows = widget.locator("tbody tr")
+        assert rows.count() == 4
+        assert rows.nth(2).locator(".explorer__wrong").count() == 0, name  # intact
+        assert rows.nth(3).locator(".explorer__wrong").count() > 0, name  # broken
+        assert said_right in _status(widget)
+        if n == 0:
+            assert any("broken-no-positions.json" in url for url in requested)
+            assert not any("broken-no-scaling.json" in url for url in requested)  # on demand
     # The challenge "3 3 3" on count: the intact model's answer and the page's numbers.
     challenges = json.loads(widget.get_attribute("data-challenges"))
     widget.locator("[data-challenge=count]").click()

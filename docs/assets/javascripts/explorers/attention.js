@@ -50,7 +50,9 @@ const TEXT = {
       `Layer ${l}, head ${hd}: query ${q} (token ${a}) → key ${k} (token ${b}): weight ${w}.`,
     readoutRow: (l, hd, q, a) => `Traced: layer ${l}, head ${hd}, query ${q} (token ${a}).`,
     outputLabel: "Input, expected output and the model's output",
-    traceTable: "Keys of the traced query: k, scores, weights and v",
+    traceTable: "Keys of the traced query: scores and weights, and each key's k and v",
+    showKV: "Show each key's k_j and v_j",
+    hideKV: "Hide k_j and v_j",
     traceTitle: "Trace one query",
     traceIntro:
       "The real numbers of one query through one layer's attention, computed here with the " +
@@ -70,9 +72,12 @@ const TEXT = {
     stepQ: (hd, dh) => `q = x W^Q_${hd} + b: head ${hd}'s query, ${dh} numbers.`,
     stepScores: (dh, root) =>
       `For every key j: the score q·k_j, divided by √d_k = √${dh} = ${fixed(root, 3)}, ` +
-      "the softmax over the keys, and the key's k_j and v_j (x_j W^K_h + b, x_j W^V_h + b).",
+      "and the softmax over the keys; the button shows each key's k_j and v_j " +
+      "(x_j W^K_h + b, x_j W^V_h + b).",
     stepSum: (hd) => `The weighted sum Σ_j w_j v_j: head ${hd}'s output for this query.`,
-    stepConcat: (H) => `Concat: the ${H} heads' outputs side by side, d_model numbers.`,
+    stepConcat: (H, hd, from, to) =>
+      `Concat: the ${H} heads' outputs side by side, d_model numbers; head ${hd}'s, ` +
+      `marked, are columns ${from} to ${to}.`,
     stepOut: "Concat · W^O + b: the attention's output at this position.",
   },
   zh: {
@@ -103,7 +108,9 @@ const TEXT = {
       `第 ${l} 层，头 ${hd}：查询 ${q}（token ${a}）→ 键 ${k}（token ${b}）：权重 ${w}。`,
     readoutRow: (l, hd, q, a) => `正在追踪：第 ${l} 层，头 ${hd}，查询 ${q}（token ${a}）。`,
     outputLabel: "输入、正确答案与模型输出",
-    traceTable: "所追踪查询的各个键：k、分数、权重与 v",
+    traceTable: "所追踪查询的各个键：分数与权重，以及每个键的 k 与 v",
+    showKV: "显示每个键的 k_j 与 v_j",
+    hideKV: "隐藏 k_j 与 v_j",
     traceTitle: "追踪一个查询",
     traceIntro:
       "一个查询穿过一层注意力的真实数字，用导出的权重在这里计算。选择层、头和查询（或点击上面图中的格子）。",
@@ -120,10 +127,11 @@ const TEXT = {
     stepX: (l, i, id) => `x：第 ${l} 层的注意力在位置 ${i}（token ${id}）收到的输入，d_model 个数。`,
     stepQ: (hd, dh) => `q = x W^Q_${hd} + b：头 ${hd} 的查询，${dh} 个数。`,
     stepScores: (dh, root) =>
-      `每个键 j：分数 q·k_j，除以 √d_k = √${dh} = ${fixed(root, 3)}，对所有键做 softmax，` +
-      "以及这个键的 k_j 与 v_j（x_j W^K_h + b、x_j W^V_h + b）。",
+      `每个键 j：分数 q·k_j，除以 √d_k = √${dh} = ${fixed(root, 3)}，再对所有键做 softmax；` +
+      "按钮显示每个键的 k_j 与 v_j（x_j W^K_h + b、x_j W^V_h + b）。",
     stepSum: (hd) => `加权和 Σ_j w_j v_j：头 ${hd} 对这个查询的输出。`,
-    stepConcat: (H) => `Concat：${H} 个头的输出并排，共 d_model 个数。`,
+    stepConcat: (H, hd, from, to) =>
+      `Concat：${H} 个头的输出并排，共 d_model 个数；头 ${hd} 的输出（已标出）是第 ${from} 到 ${to} 列。`,
     stepOut: "Concat · W^O + b：注意力在这个位置的输出。",
   },
 };
@@ -290,7 +298,9 @@ export function heatMap(weights, ids, label, picked, marked = []) {
     role: "img",
     "aria-label": label,
     class: "explorer__map",
-    style: `max-width: ${Math.max(80, 2 * size)}px`, // two tokens: not a giant 2 × 2
+    // Two tokens: not a giant 2 × 2. --map-width: cells of 24 px, the size of a tap target
+    // (explorers.css draws the attention explorer's maps at it on a phone).
+    style: `--map-max: ${Math.max(80, 2 * size)}px; --map-width: ${2 * size}px`,
   });
   ids.forEach((id, i) => {
     const y = pad + i * cell + cell * 0.8;
@@ -347,8 +357,9 @@ function scroller(label, child) {
 
 const vector = (values, digits = 2) => values.map((v) => fixed(v, digits)).join(" ");
 
-/** The trace of one query: every step of its layer's attention, with links. */
-function traceView(st, ids, pick, t, config) {
+/** The trace of one query: every step of its layer's attention, with links. view.kv: the
+ * keys' k_j and v_j shown (a row under each key's, whose numbers wrap: it fits a phone). */
+function traceView(st, ids, pick, t, config, view) {
   const { layer: l, head: hd, q: i } = pick;
   const dh = config.d_model / config.n_head;
   const links = (formula, code) =>
@@ -368,25 +379,59 @@ function traceView(st, ids, pick, t, config) {
     );
   const line = (label, values, digits) =>
     h("p", { class: "explorer__vector" }, h("span", { text: `${label} = ` }), h("code", { text: `[${vector(values, digits)}]` }));
-  const keys = ids.map((id, j) =>
-    h(
+  const kvId = uid("attention-kv");
+  const keys = ids.flatMap((id, j) => {
+    const picked = j === pick.k ? "explorer__picked" : false;
+    const numbers = h(
       "tr",
-      { class: j === pick.k ? "explorer__picked" : false },
+      { class: picked },
       h("th", { scope: "row", text: `${j}` }),
       h("td", { text: `${id}` }),
       h("td", { text: fixed(st.scores[hd][i][j], 3) }),
       h("td", { text: fixed(st.scaled[hd][i][j], 3) }),
       h("td", { text: fixed(st.weights[hd][i][j], 3) }),
-      h("td", {}, h("code", { text: vector(st.k[hd][j]) })),
-      h("td", {}, h("code", { text: vector(st.v[hd][j]) })),
-    ),
-  );
+    );
+    const kv = h(
+      "tr",
+      { class: ["explorer__kv", picked].filter(Boolean).join(" "), "data-key": j, hidden: !view.kv },
+      h(
+        "td",
+        { colspan: 5 },
+        h("span", { class: "explorer__vector" }, `k_${j} = `, h("code", { "data-kv": "k", text: `[${vector(st.k[hd][j])}]` })),
+        " ",
+        h("span", { class: "explorer__vector" }, `v_${j} = `, h("code", { "data-kv": "v", text: `[${vector(st.v[hd][j])}]` })),
+      ),
+    );
+    return [numbers, kv];
+  }); // prettier-ignore
   const head = h(
     "tr",
     {},
-    [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax, "k_j", "v_j"].map((c) => h("th", { scope: "col", text: c })),
+    [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax].map((c) => h("th", { scope: "col", text: c })),
   ); // prettier-ignore
-  const table = h("table", {}, h("thead", {}, head), h("tbody", {}, keys));
+  const table = h("table", { id: kvId }, h("thead", {}, head), h("tbody", {}, keys));
+  const toggle = h("button", { type: "button", class: "explorer__toggle", "aria-controls": kvId, "aria-expanded": view.kv ? "true" : "false", text: view.kv ? t.hideKV : t.showKV }); // prettier-ignore
+  toggle.addEventListener("click", () => {
+    view.kv = !view.kv;
+    toggle.setAttribute("aria-expanded", view.kv ? "true" : "false");
+    toggle.textContent = view.kv ? t.hideKV : t.showKV;
+    for (const row of table.querySelectorAll(".explorer__kv")) row.hidden = !view.kv;
+  });
+  // The concatenation, the traced head's slice marked: columns hd·d_k … (hd + 1)·d_k − 1.
+  const concat = st.concat[i];
+  const [from, to] = [hd * dh, (hd + 1) * dh];
+  const concatLine = h(
+    "p",
+    { class: "explorer__vector" },
+    h("span", { text: "concat = " }),
+    h(
+      "code",
+      {},
+      `[${vector(concat.slice(0, from))}${from ? " " : ""}`,
+      h("mark", { class: "explorer__slice", text: vector(concat.slice(from, to)) }),
+      `${to < concat.length ? " " : ""}${vector(concat.slice(to))}]`,
+    ),
+  );
   const M = "scaled-dot-product-attention";
   const MH = "many-heads";
   const SDPA = "encoder.scaled_dot_product_attention";
@@ -396,9 +441,9 @@ function traceView(st, ids, pick, t, config) {
     { class: "explorer__steps" },
     step("x", t.stepX(l, i, ids[i]), MH, MHA, line(`x_${i}`, st.x[i])),
     step("q", t.stepQ(hd, dh), MH, MHA, line(`q_${i}`, st.q[hd][i])),
-    step("scores", t.stepScores(dh, Math.sqrt(dh)), M, SDPA, scroller(t.traceTable, table)),
+    step("scores", t.stepScores(dh, Math.sqrt(dh)), M, SDPA, toggle, scroller(t.traceTable, table)),
     step("heads", t.stepSum(hd), M, SDPA, line(`head_${hd}`, st.heads[hd][i])),
-    step("concat", t.stepConcat(config.n_head), MH, MHA, line(`concat`, st.concat[i])),
+    step("concat", t.stepConcat(config.n_head, hd, from, to - 1), MH, MHA, concatLine),
     step("out", t.stepOut, MH, MHA, line(`out_${i}`, st.out[i])),
   );
 }
@@ -412,6 +457,7 @@ export function mount(root) {
   const state = { task: tasks[0], text: "3 1 4 1 5 9 2 6" };
   // The traced query: layer, head, query position; k the tapped key (null: none).
   const pick = { layer: 1, head: 0, q: 0, k: null };
+  const view = { kv: false }; // the trace's k_j and v_j, hidden until asked for
 
   const getModel = (task) => {
     if (!models[task]) {
@@ -509,7 +555,9 @@ export function mount(root) {
           h("p", { class: "explorer__layer-title", text: t.layer(l) }),
           h(
             "div",
-            { class: "explorer__heads" },
+            // On a phone the layer's heads scroll sideways (explorers.css): focusable, so that
+            // a keyboard scrolls them too.
+            { class: "explorer__heads", tabindex: 0, role: "region", "aria-label": t.layer(l) },
             layer.map((w, i) => {
               const picked = l === pick.layer && i === pick.head ? pick : null;
               const svg = heatMap(w, ids, t.mapLabel(l, i, strongest(w)), picked);
@@ -535,7 +583,7 @@ export function mount(root) {
     headSelect.value = pick.head;
     querySelect.value = pick.q;
     const st = result.steps[pick.layer];
-    traceBody.replaceChildren(traceView(st, ids, pick, t, c));
+    traceBody.replaceChildren(traceView(st, ids, pick, t, c, view));
     const w = st.weights[pick.head][pick.q];
     readout.textContent =
       pick.k === null

@@ -33,7 +33,8 @@ const TEXT = {
     jacLabel: "Size of the softmax's Jacobian, ‖diag(p) − p pᵀ‖, against the scale s.",
     jacAxis: "scale s (log scale)",
     jacCaption:
-      "‖J‖ = ‖diag(p) − p pᵀ‖ (Frobenius) against s, for the scores above; the dot is the current s.",
+      "The softmax's Jacobian J = diag(p) − p pᵀ says how much each weight moves when each " +
+      "score moves; its size ‖J‖ (Frobenius) against s, for the scores above. The dot is the current s.",
     key: "key",
     weight: "weight",
   },
@@ -59,7 +60,9 @@ const TEXT = {
     label: (sc, weights) => `s = ${sc} 时十个键的 softmax 权重：${weights}。`,
     jacLabel: "softmax 雅可比矩阵的大小 ‖diag(p) − p pᵀ‖ 随缩放 s 的变化。",
     jacAxis: "缩放 s（对数刻度）",
-    jacCaption: "‖J‖ = ‖diag(p) − p pᵀ‖（Frobenius 范数）随 s 的变化，分数同上；圆点是当前的 s。",
+    jacCaption:
+      "softmax 的雅可比矩阵 J = diag(p) − p pᵀ 说明每个分数变动时每个权重挪动多少；" +
+      "图中是它的大小 ‖J‖（Frobenius 范数）随 s 的变化，分数同上。圆点是当前的 s。",
     key: "键",
     weight: "权重",
   },
