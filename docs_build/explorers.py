@@ -167,47 +167,48 @@ def attention_explorer_html(tasks: list[str]) -> str:
 
 
 # --- Break it live ------------------------------------------------------------------------------
-# The ablations the Train page trains, beside the intact models: name -> (task, what changes).
-# "no-mask" reuses the intact reversal model, run on its sequence padded to 12 tokens, as in a
-# batch, without the padding mask.
+# Inputs of the test vectors of every switch, besides the input it starts on.
 BROKEN_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
 
 
 @torch.no_grad()
-def _broken_vectors(model: TokenClassifier, pad_to: int | None, scaled: bool) -> list[dict]:
-    """The package's logits on BROKEN_INPUTS for a broken variant: padded to ``pad_to``
+def _broken_vectors(model: TokenClassifier, inputs: list[list[int]], pad_to: int | None,
+                    scaled: bool) -> list[dict]:  # fmt: skip
+    """The package's logits on ``inputs`` for a broken variant: padded to ``pad_to``
     without the mask, or (``scaled=False``) a model that carries ``remove_score_scaling``'s
     hooks, which the copy keeps."""
     reproducible(model, scaled)
     model = copy.deepcopy(model).double().eval()
+    if pad_to:
+        model.encoder.padding_idx = None  # the Encoder then masks no key
     vectors = []
-    for ids in BROKEN_INPUTS:
+    for ids in inputs:
         x = torch.tensor([ids + [0] * ((pad_to or 0) - len(ids))])
-        if pad_to:
-            model.encoder.padding_idx = None  # the Encoder then masks no key
         vectors.append({"ids": ids, "logits": model(x)[0, : len(ids)].tolist()})
     return vectors
 
 
 def break_it_explorer(
-    intact: dict[str, TokenClassifier], broken: dict[str, tuple], challenges: dict
+    intact: dict[str, TokenClassifier], switches: dict[str, dict], challenges: dict
 ) -> str:
     """Write the broken models and their test vectors; return the explorer's HTML.
 
-    ``broken``: name -> (task, model or None for the intact one, options), options among
-    ``pad_to`` (run padded to this length without the mask) and ``scaled=False``.
-    ``challenges``: the numbers the page asserts for the built-in challenges (JSON-ready)."""
+    ``switches``: name -> {"task", "model", "start", and optionally "pad_to", "scaled"}: the
+    broken model (the intact one of its task when it is run padded to ``pad_to`` without the
+    mask), the input the switch starts on, and ``scaled=False`` for a model that carries
+    ``remove_score_scaling``'s hooks. ``challenges``: the numbers the page asserts for the
+    built-in challenges (JSON-ready)."""
     spec, tests = {}, {}
-    for name, (task, model, options) in broken.items():
-        scaled = options.get("scaled", True)
-        if model is None:
-            path, model = f"explorers/attention-{task}.json", intact[task]
-        else:
+    for name, switch in switches.items():
+        task, model, start = switch["task"], switch["model"], list(switch["start"])
+        pad_to, scaled = switch.get("pad_to"), switch.get("scaled", True)
+        path = f"explorers/attention-{task}.json"
+        if model is not intact[task]:
             blob = json.dumps(export_weights(model, task, scaled), separators=(",", ":"))
             path = write(f"explorers/broken-{name}.json", blob)
         spec[name] = {"task": task, "model": path, "intact": f"explorers/attention-{task}.json",
-                      "pad_to": options.get("pad_to")}  # fmt: skip
-        tests[name] = _broken_vectors(model, options.get("pad_to"), scaled)
+                      "pad_to": pad_to, "start": start}  # fmt: skip
+        tests[name] = _broken_vectors(model, [start, *BROKEN_INPUTS], pad_to, scaled)
     attrs = {
         "data-variants": json.dumps(spec, separators=(",", ":")),
         "data-challenges": json.dumps(challenges, separators=(",", ":")),

@@ -1,6 +1,8 @@
 // "Break it live" on the Train page: the ablations the page trains (no positions, no padding
 // mask, no 1/√d_k, post-norm without warm-up), run in the browser beside the intact model on
-// the reader's sequence, after the reader has said what to expect. Two challenges trip the
+// the reader's sequence, after the reader has said what to expect. Each switch starts on the
+// input the page's fence chose and checked (data-variants' start): there the intact model is
+// right at every position and the broken one is not. Two challenges trip the
 // intact models themselves, explained with the numbers the page's fence measured and
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
 // the browser tests compare it with the package's on exported vectors (data-tests).
@@ -103,7 +105,8 @@ export function mount(root) {
     return cache[path];
   };
   // The mode: a broken variant, or a challenge (the intact model of a task on given ids).
-  const state = { mode: { variant: Object.keys(variants)[0] }, text: "3 1 4 1 5 9 2 6" };
+  const first = Object.keys(variants)[0];
+  const state = { mode: { variant: first }, text: variants[first].start.join(" ") };
   const statusId = uid("break-status");
   const variantGroup = uid("break-variant");
   const variantField = h(
@@ -113,6 +116,7 @@ export function mount(root) {
     Object.keys(variants).map((name, i) =>
       radio(variantGroup, name, t.variants[name], i === 0, () => {
         state.mode = { variant: name };
+        input.value = state.text = variants[name].start.join(" ");
         reset();
       }),
     ),
