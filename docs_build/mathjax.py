@@ -24,6 +24,7 @@ import re
 import shutil
 import subprocess
 import threading
+import unicodedata
 from pathlib import Path
 
 from docs_build import cache
@@ -192,9 +193,56 @@ def _notebook_spans(html: str) -> list[tuple[int, int, str, bool]]:
 
 
 def _container(html: str) -> str:
-    # Kept out of the search index (Material's search plugin reads data-search-exclude, then
-    # strips the attribute from the page).
+    # The drawing stays out of the search index (Material's search plugin reads
+    # data-search-exclude, then strips the attribute from the page); its text form goes in.
     return html.replace("<mjx-container ", '<mjx-container data-search-exclude="math" ', 1)
+
+
+# --- a formula's text form, for the search index ---------------------------------------------
+# Material's search indexes a page's text; without a formula's words a result's snippet would
+# read "its own  features". Each formula gets a plain-text form (d_model, √d_k, QKᵀ) in a span
+# that the search plugin reads and typeset.on_page_context removes from the page.
+SEARCH_TEXT = re.compile(r'<span class="search-text" hidden>[^<]*</span>')
+SYMBOLS = {
+    "cdot": "·", "times": "×", "top": "ᵀ", "in": "∈", "approx": "≈", "le": "≤", "ge": "≥",
+    "ne": "≠", "to": "→", "infty": "∞", "dots": "…", "ldots": "…", "cdots": "…", "partial": "∂",
+    "sum": "Σ", "int": "∫", "ell": "ℓ", "odot": "⊙", "sim": "~", "div": "÷", "mid": "|",
+    "Rightarrow": "⇒", "langle": "⟨", "rangle": "⟩", "lceil": "⌈", "rceil": "⌉", "lVert": "‖",
+    "rVert": "‖", "pm": "±", "neq": "≠", "leq": "≤", "geq": "≥", "sqrt": "√",
+}  # fmt: skip
+ARGUMENT = r"\\(?:text|mathrm|mathbf|mathcal|mathit|boldsymbol|operatorname|tilde|hat|bar)"
+DROPPED = r"\\(?:left|right|[bB]ig+[lr]?|begin\{\w+\}|end\{\w+\}|underbrace)"
+
+
+def _symbol(name: str) -> str:
+    if name in SYMBOLS:
+        return SYMBOLS[name]
+    case = "CAPITAL" if name[0].isupper() else "SMALL"
+    try:  # \gamma, \Omega
+        return unicodedata.lookup(f"GREEK {case} LETTER {name.upper()}")
+    except KeyError:
+        return name  # \sin, \exp, \max: their names
+
+
+def text_form(tex: str) -> str:
+    """A formula as plain text: ``d_\\text{model}`` -> ``d_model``."""
+    text = re.sub(r"\\mathbb\{R\}", "ℝ", tex)
+    text = re.sub(rf"{DROPPED}|\\!", "", text)
+    text = re.sub(r"\\[,;: ]|\\\\|&|\\q?quad\b", " ", text)
+    for _ in range(8):  # innermost braces first
+        text = re.sub(rf"{ARGUMENT}\{{([^{{}}]*)\}}", r"\1", text)
+        text = re.sub(r"\\t?frac\{([^{}]*)\}\{([^{}]*)\}", "\x01\\1\x02/\x01\\2\x02", text)
+        text = re.sub(r"\\sqrt\{([^{}]*)\}", "√\x01\\1\x02", text)
+        text = re.sub(r"([_^])\{([^{}]*)\}", r"\1\2", text)
+    text = re.sub("\x01([^\x01\x02\\s+-]*)\x02", r"\1", text)  # 1/(d_k) -> 1/d_k, not 1/(a + b)
+    text = text.replace("\x01", "(").replace("\x02", ")")
+    text = re.sub(r"\^?\\top\b", "ᵀ", text)
+    text = re.sub(r"\\([a-zA-Z]+)", lambda m: _symbol(m[1]), text)
+    text = text.replace("{", "").replace("}", "").replace("\\", "")
+    return htmllib.escape(re.sub(r"\s+", " ", text).strip(), quote=False)
+
+
+CLOSING = re.compile(r"[，。、；：！？）」』》】,.;:!?)\]]+")  # punctuation that closes a phrase
 
 
 def typeset_html(html: str, *, notebook: bool = False) -> tuple[str, list[str]]:
@@ -210,8 +258,13 @@ def typeset_html(html: str, *, notebook: bool = False) -> tuple[str, list[str]]:
         return html, []
     result = typeset([(tex, display) for _, _, tex, display, _ in spans])
     out, at = [], 0
-    for (start, end, _, _, tag), container in zip(spans, result.html, strict=True):
-        out += [html[at:start], f'<{tag} class="arithmatex">{_container(container)}</{tag}>']
+    for (start, end, tex, _, tag), container in zip(spans, result.html, strict=True):
+        text = f'<span class="search-text" hidden>{text_form(tex)}</span>'
+        drawn = f'<{tag} class="arithmatex">{_container(container)}{text}</{tag}>'
+        closing = CLOSING.match(html, end) if tag == "span" else None
+        if closing:  # "，" never starts a line: the browser may break after the formula's box
+            drawn, end = f'<span class="nowrap">{drawn}{closing[0]}</span>', closing.end()
+        out += [html[at:start], drawn]
         at = end
     out += [html[at:], result.defs]
     return "".join(out), result.errors

@@ -1,10 +1,11 @@
 """MkDocs hook: every formula arrives typeset in the page's HTML (MathJax's SVG output).
 
 The work is in ``docs_build/mathjax.py``; this hook applies it to each page's content (Markdown
-pages and notebooks alike), before Material's search plugin indexes the page (formulas stay out
-of the index), and puts MathJax's small stylesheet in the ``<head>`` of the pages that have
-formulas: Material's instant navigation merges a new page's ``<head>`` into the current one, so
-a page reached that way gets it too. No MathJax runs in the browser.
+pages and notebooks alike), before Material's search plugin indexes the page (each formula's
+drawing stays out of the index; its text form goes in and is then removed from the page), and
+puts MathJax's small stylesheet in the ``<head>`` of the pages that have formulas: Material's
+instant navigation merges a new page's ``<head>`` into the current one, so a page reached that
+way gets it too. No MathJax runs in the browser.
 """
 
 from __future__ import annotations
@@ -25,6 +26,12 @@ def on_page_content(html: str, page, config, files) -> str:
     for error in errors:
         log.warning("%s: MathJax could not typeset %s", page.file.src_uri, error)
     return html
+
+
+@event_priority(-100)  # after Material's search plugin (0) has indexed the page
+def on_page_context(context, page, config, nav):
+    page.content = mathjax.SEARCH_TEXT.sub("", page.content)
+    return context
 
 
 def on_post_page(output: str, page, config) -> str:
