@@ -5,8 +5,12 @@ matplotlib figure in a colour theme; ``render_all`` turns every drawing, and eve
 ``diagrams/``, into a light and a dark SVG. A figure with words is drawn in Chinese too, as
 ``NAME-zh`` (the Chinese pages show it): a drawing takes its words from
 ``text(theme, english, chinese)`` (``theme["lang"]`` is the language it is drawn for), and a
-diagram from ``diagrams/zh.json``. Drawings are cached (``docs_build.cache``) by the hash of the
-package, of matplotlib's version and of the CJK font found, so ``mkdocs serve`` stays fast.
+diagram from ``diagrams/zh.json``. A figure too wide for a phone's column is drawn for it too,
+as ``NAME-narrow`` (and ``NAME-narrow-zh``), which the pages show on narrow screens: a drawing
+asks ``narrow(theme)`` and lays itself out for about 360 px (panels stacked, the same words), and
+a diagram has a second source, ``diagrams/NAME-narrow.svg``. Drawings are cached
+(``docs_build.cache``) by the hash of the package, of matplotlib's version and of the CJK font
+found, so ``mkdocs serve`` stays fast.
 
 A page's fence draws a figure from what it computed with ``save(NAME, draw)``: the same variants,
 written as the site files ``figures/NAME.svg``, ``figures/NAME-dark.svg`` (and ``-zh``), which
@@ -61,6 +65,7 @@ DARK_PALETTE = (
 )
 
 ZH = "-zh"  # name suffix of a figure's Chinese version
+NARROW = "-narrow"  # name suffix of a figure's version for a phone (before "-zh")
 # Chinese labels are drawn with a CJK font (its Latin letters too; DejaVu Sans, matplotlib's
 # default, fills in what it lacks); SVG text is written as paths, so readers need no such font.
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
@@ -110,14 +115,15 @@ def _cycle(theme: dict):
     return cycler(color=[theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]])
 
 
-def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
-    """The drawing as SVG, and whether it has words (it called ``text``)."""
+def _to_svg(fn: Callable, theme: dict, lang: str = "en", narrow: bool = False) -> tuple[str, dict]:
+    """The drawing as SVG, and what it asked of the theme: ``has_words`` (it called ``text``),
+    ``has_narrow`` (it called ``narrow``)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    theme = {**theme, "lang": lang}
+    theme = {**theme, "lang": lang, "narrow": narrow}
     style = _style(theme)
     if lang == "zh":
         # CJK first: mathtext draws the words around a formula in the first font only.
@@ -127,22 +133,24 @@ def _to_svg(fn: Callable, theme: dict, lang: str = "en") -> tuple[str, bool]:
         buf = io.StringIO()
         fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
         plt.close(fig)
-    return buf.getvalue(), theme.get("has_words", False)
+    return buf.getvalue(), theme
 
 
 def render(fn: Callable) -> dict[str, dict[str, str]]:
-    """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``, and the same in
-    Chinese under ``"-zh"`` when the drawing has words; uncached."""
-    english, has_words = {}, False
+    """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``; the same in
+    Chinese under ``"-zh"`` when the drawing has words, and drawn for a phone under
+    ``"-narrow"`` (and ``"-narrow-zh"``) when it asks (``plots.narrow``); uncached."""
+    english, asked = {}, {}
     for suffix, theme in THEMES.items():
-        english[suffix], words = _to_svg(fn, theme)
-        has_words |= words
-    if not has_words:
-        return {"": english}
-    return {
-        "": english,
-        ZH: {suffix: _to_svg(fn, theme, "zh")[0] for suffix, theme in THEMES.items()},
-    }
+        english[suffix], asked = _to_svg(fn, theme)
+    langs = {"": "en", ZH: "zh"} if asked.get("has_words") else {"": "en"}
+    out = {"": english}
+    for narrow in (False, True) if asked.get("has_narrow") else (False,):
+        for key, lang in langs.items():
+            name = (NARROW if narrow else "") + key
+            if name:
+                out[name] = {s: _to_svg(fn, t, lang, narrow)[0] for s, t in THEMES.items()}
+    return out
 
 
 def _cjk_fonts() -> list[str]:
@@ -160,7 +168,7 @@ def _cjk_fonts() -> list[str]:
 
 
 def _draw(name: str, fn: Callable) -> dict[str, dict[str, str]]:
-    """{name: {suffix: svg}}, and {name-zh: ...} when the drawing has words."""
+    """{name: {suffix: svg}}, and {name-zh: ...}, {name-narrow: ...} when it has them."""
     return {name + lang: variants for lang, variants in render(fn).items()}
 
 

@@ -204,11 +204,16 @@ NBCONVERT_MATHJAX2 = re.compile(
 # A figure's <img> gets the drawing's size as width and height, so the browser reserves its box
 # before the (lazy) image arrives: without them the text below jumps down when it does
 # (Lighthouse's layout shift: 0.19 on the Encoder page). Extra.css scales it to the column.
-SVG_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<src>[^"#:]+\.svg)[#"]')
+# A figure drawn for a phone too (figures/NAME-narrow.svg, docs_build/figures.py) is shown in a
+# <picture> that picks it on screens where Material drops to one column: the browser fetches
+# only the variant it shows.
+SVG_IMG = re.compile(r'<img (?P<attrs>[^>]*?)src="(?P<src>[^"#:]+\.svg)[#"][^>]*>')
 SVG_SIZE = re.compile(
     r'<svg\b[^>]*?\swidth="(?P<w>[\d.]+)(?P<wu>pt|px)?"[^>]*?\sheight="(?P<h>[\d.]+)(?P<hu>pt|px)?"'
 )
 PX_PER = {"pt": 4 / 3, "px": 1.0, None: 1.0}
+VARIANT = re.compile(r"(?P<rest>(?:-zh)?(?:-dark)?\.svg)$")  # what follows a figure's name
+NARROW_SCREEN = "(max-width: 44.984375em)"  # Material's one-column layout (< 720 px)
 
 
 def _svg_size(path: Path) -> tuple[int, int] | None:
@@ -223,13 +228,20 @@ def _size_images(output: str, page, config) -> str:
     here = (Path(config.site_dir) / page.file.dest_uri).parent
 
     def sized(m: re.Match) -> str:
-        if " width=" in m["attrs"]:
-            return m[0]
+        img, size = m[0], None
         path = (here / m["src"]).resolve()
-        size = _svg_size(path) if path.exists() else None
-        if size is None:
-            return m[0]
-        return f'<img width="{size[0]}" height="{size[1]}" {m[0][len("<img ") :]}'
+        if " width=" not in m["attrs"] and path.exists():
+            size = _svg_size(path)
+        if size is not None:
+            img = f'<img width="{size[0]}" height="{size[1]}" {img[len("<img ") :]}'
+        narrow = VARIANT.sub(rf"{figures.NARROW}\g<rest>", m["src"])
+        path = (here / narrow).resolve()  # resolved: the page's folder may not exist yet
+        if "/figures/" not in f"/{m['src']}" or not path.exists():
+            return img
+        size = _svg_size(path)
+        dims = f' width="{size[0]}" height="{size[1]}"' if size else ""
+        source = f'<source media="{NARROW_SCREEN}" srcset="{narrow}"{dims}>'
+        return f"<picture>{source}{img}</picture>"
 
     return SVG_IMG.sub(sized, output)
 

@@ -6,3 +6,11 @@ def text(theme: dict, english: str, chinese: str) -> str:
     calls this is drawn for the Chinese pages too (``figures/NAME-zh.svg``)."""
     theme["has_words"] = True
     return chinese if theme.get("lang") == "zh" else english
+
+
+def narrow(theme: dict) -> bool:
+    """Whether the drawing is drawn for a phone's column (about 360 px) rather than a desktop's
+    (about 690 px); a drawing that asks is drawn for both (``figures/NAME-narrow.svg``), and a
+    page shows the one that fits the screen (docs_build/hooks.py)."""
+    theme["has_narrow"] = True
+    return theme.get("narrow", False)

@@ -5,7 +5,7 @@ import math
 
 import torch
 
-from docs_build.plots import text
+from docs_build.plots import narrow, text
 from encoder import MultiHeadAttention, TransformerEmbedding, causal_mask, padding_mask
 
 # The example of the page's heat-map section: one sentence of 4 words padded to 6 tokens.
@@ -40,29 +40,48 @@ def attn_weights(theme):
     tokens, w_pad, w_both = example_weights()
     H, T, _ = w_pad.shape
     vmax = float(max(w_pad.max(), w_both.max()))
-    fig, axes = plt.subplots(2, H, figsize=(9.0, 5.2), layout="constrained")
-    for row, (weights, label) in enumerate(
-        (
-            (w_pad, text(theme, "padding mask", "填充掩码")),
-            (w_both, text(theme, "padding & causal mask", "填充掩码 + 因果掩码")),
-        )
-    ):
+    masks = (
+        (w_pad, text(theme, "padding mask", "填充掩码")),
+        (w_both, text(theme, "padding & causal mask", "填充掩码 + 因果掩码")),
+    )
+    # Wide: a row per mask, a column per head. Narrow: a row per head, a column per mask.
+    tall = narrow(theme)
+    shape, size = ((H, 2), (4.6, 8.4)) if tall else ((2, H), (9.0, 5.2))
+    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained")
+    for row, (weights, label) in enumerate(masks):
         for h in range(H):
-            ax = axes[row, h]
+            ax = axes[h, row] if tall else axes[row, h]
             im = ax.imshow(
                 weights[h].numpy(), cmap=_cmap(theme), vmin=0, vmax=vmax, interpolation="nearest"
             )
-            ax.set_xticks(range(T), tokens, rotation=90, fontsize=8)
-            ax.set_yticks(range(T), tokens if h == 0 else [], fontsize=8)
+            first, last = (row == 0, h == H - 1) if tall else (h == 0, True)
+            ax.set_xticks(range(T), tokens if last else [], rotation=90, fontsize=9)
+            ax.set_yticks(range(T), tokens if first else [], fontsize=9)
             ax.tick_params(length=0)
             for side in ax.spines.values():  # a frame, so empty padding columns still show
                 side.set_color(theme["grid"])
-            if row == 0:
+            if tall:
+                if h == 0:
+                    ax.set_title(label, fontsize=10)
+                if row == 0:
+                    ax.set_ylabel(text(theme, f"head {h}", f"头 {h}"), fontsize=10)
+            elif row == 0:
                 ax.set_title(text(theme, f"head {h}", f"头 {h}"))
-        axes[row, 0].set_ylabel(f"{label}\n{text(theme, 'query', '查询')}", fontsize=9)
-    fig.supxlabel(text(theme, "key", "键"), fontsize=9)
+        if not tall:
+            axes[row, 0].set_ylabel(f"{label}\n{text(theme, 'query', '查询')}", fontsize=9.5)
+    if tall:  # below the last maps, above the colour bar
+        for ax in axes[-1]:
+            ax.set_xlabel(text(theme, "key", "键"), fontsize=10)
+        fig.supylabel(text(theme, "query", "查询"), fontsize=10)
+    else:
+        fig.supxlabel(text(theme, "key", "键"), fontsize=10)
     cbar = fig.colorbar(
-        im, ax=axes, fraction=0.025, pad=0.02, label=text(theme, "attention weight", "注意力权重")
+        im,
+        ax=axes,
+        fraction=0.025,
+        pad=0.02,
+        label=text(theme, "attention weight", "注意力权重"),
+        **({"orientation": "horizontal", "aspect": 30} if tall else {}),
     )
     cbar.outline.set_visible(False)
     return fig
@@ -94,7 +113,8 @@ def attn_scaling(theme):
     import matplotlib.pyplot as plt
 
     dims, raw, scaled, d_k, top_raw, top_scaled = scaling_statistics()
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.4), layout="constrained")
+    shape, size = ((2, 1), (4.6, 6.2)) if narrow(theme) else ((1, 2), (9.0, 3.4))
+    fig, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
     left.loglog(dims, raw, "o-", label=r"$q\cdot k$", linewidth=1.8)
     left.loglog(dims, scaled, "s-", label=r"$q\cdot k/\sqrt{d_k}$", linewidth=1.8)
     left.set_xticks(dims, [str(d) for d in dims])

@@ -2,7 +2,7 @@
 
 import torch
 
-from docs_build.plots import text
+from docs_build.plots import narrow, text
 from encoder import PositionwiseFeedForward
 
 
@@ -17,9 +17,14 @@ def ffn_shapes(theme):
     with torch.no_grad():
         h = torch.relu(ffn.linear1(x))  # (T, d_ff): the hidden layer the module computes
         y = ffn(x)  # (T, d_model)
-    fig, axes = plt.subplots(
-        1, 3, figsize=(8.6, 3.2), gridspec_kw={"width_ratios": [d_model, d_ff, d_model]}
-    )
+    # Wide: x -> hidden -> FFN(x) left to right. Narrow: top to bottom.
+    tall = narrow(theme)
+    if tall:
+        fig, axes = plt.subplots(3, 1, figsize=(4.6, 6.6))
+    else:
+        fig, axes = plt.subplots(
+            1, 3, figsize=(8.6, 3.2), gridspec_kw={"width_ratios": [d_model, d_ff, d_model]}
+        )
     cmap = plt.get_cmap(theme["cmap"]).with_extremes(bad=theme["grid"])  # the ReLU's zeros
     panels = [
         (x, f"x\n(T, d_model) = ({T}, {d_model})"),
@@ -27,7 +32,11 @@ def ffn_shapes(theme):
             np.ma.masked_equal(h.numpy(), 0.0),
             text(theme, "hidden", "隐藏层") + f": ReLU(x W₁ + b₁)\n(T, d_ff) = ({T}, {d_ff})",
         ),
-        (y, f"FFN(x)\n(T, d_model) = ({T}, {d_model})"),
+        (
+            y,
+            ("FFN(x) = " + text(theme, "hidden", "隐藏层") + " W₂ + b₂" if tall else "FFN(x)")
+            + f"\n(T, d_model) = ({T}, {d_model})",
+        ),
     ]
     for ax, (data, title) in zip(axes, panels, strict=True):
         data = data.numpy() if isinstance(data, torch.Tensor) else data
@@ -39,10 +48,12 @@ def ffn_shapes(theme):
         ax.tick_params(length=0)
         for side in ax.spines.values():
             side.set_visible(False)
-    axes[0].set_ylabel(text(theme, "position", "位置"))
-    axes[1].set_yticks([])
-    axes[2].set_yticks([])
-    fig.subplots_adjust(wspace=0.32)
+    for ax in axes if tall else axes[:1]:
+        ax.set_ylabel(text(theme, "position", "位置"))
+    if not tall:
+        axes[1].set_yticks([])
+        axes[2].set_yticks([])
+    fig.subplots_adjust(**({"hspace": 0.6} if tall else {"wspace": 0.32}))
     zeros = (h == 0).float().mean().item()
     axes[1].set_xlabel(
         text(
@@ -51,8 +62,12 @@ def ffn_shapes(theme):
             f"灰色：ReLU 之后恰好为零（占 {zeros:.0%} 的格子）",
         )
     )
-    for left, right, label in ((axes[0], axes[1], "W₁, b₁\nReLU"), (axes[1], axes[2], "W₂, b₂")):
-        a, b = left.get_position(), right.get_position()
+    if tall:  # the steps are in the titles (below)
+        for ax, step in zip(axes, ("", "↓ ", "↓ "), strict=True):
+            ax.set_title(step + ax.get_title().replace("\n", "   "), fontsize=10)
+        return fig
+    for a, b, label in ((axes[0], axes[1], "W₁, b₁\nReLU"), (axes[1], axes[2], "W₂, b₂")):
+        a, b = a.get_position(), b.get_position()
         mid_y = (a.y0 + a.y1) / 2
         fig.patches.append(
             plt.matplotlib.patches.FancyArrowPatch(

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from docs_build.plots import text
+from docs_build.plots import narrow, text
 from encoder import LayerNorm
 
 B, T, D = 3, 5, 6  # a small (batch, sequence, features) block: every cell stays visible
@@ -52,10 +52,12 @@ def norm_axes(theme):
             LayerNorm(D),
         ),
     ]
-    fig = plt.figure(figsize=(8.4, 3.9))
+    tall = narrow(theme)  # the two blocks one above the other
+    fig = plt.figure(figsize=(4.6, 7.4) if tall else (8.4, 3.9))
     for k, (title, norm) in enumerate(panels):
         mask = shares_statistics(norm, x, PROBE)  # (B, T, d)
-        ax = fig.add_subplot(1, 2, k + 1, projection="3d", computed_zorder=False)
+        where = (2, 1, k + 1) if tall else (1, 2, k + 1)
+        ax = fig.add_subplot(*where, projection="3d", computed_zorder=False)
         # Voxel axes: x = features (right), y = batch (into the page), z = sequence (down).
         shared = mask.permute(2, 0, 1).flip(-1).numpy()  # (d, B, T), position 0 at the top
         colors = np.full(shared.shape, theme["muted"] + "38", dtype=object)
@@ -90,10 +92,13 @@ def norm_axes(theme):
             ),
         ],
         loc="lower center",
-        ncols=2,
+        ncols=1 if tall else 2,
         bbox_to_anchor=(0.5, -0.02),
     )
-    fig.subplots_adjust(left=0, right=1, bottom=0.06, top=0.95, wspace=0.02)
+    if tall:
+        fig.subplots_adjust(left=0, right=1, bottom=0.08, top=0.96, hspace=0.08)
+    else:
+        fig.subplots_adjust(left=0, right=1, bottom=0.06, top=0.95, wspace=0.02)
     return fig
 
 
@@ -104,12 +109,12 @@ def norm_sigmoid(theme):
     y = torch.sigmoid(x)
     (grad,) = torch.autograd.grad(y.sum(), x)
     x, y = x.detach().numpy(), y.detach().numpy()
-    fig, ax = plt.subplots(figsize=(7.5, 2.8))
+    fig, ax = plt.subplots(figsize=(5.0, 2.8))  # one width for a phone and a desktop
     ax.plot(x, y, label="sigmoid(x)", linewidth=2)
     ax.plot(x, grad.numpy(), label=text(theme, "its gradient", "它的梯度"), linewidth=2)
     for lo, hi in ((-12, -5), (5, 12)):
         ax.axvspan(lo, hi, color=theme["grid"], alpha=0.45, linewidth=0)
-    saturated = text(theme, "saturated:\ngradient < 0.007", "饱和区：\n梯度 < 0.007")
+    saturated = text(theme, "saturated:\ngradient\n< 0.007", "饱和区：\n梯度\n< 0.007")
     ax.text(-8.5, 0.55, saturated, ha="center", color=theme["muted"])
     ax.text(8.5, 0.55, saturated, ha="center", color=theme["muted"])
     ax.set_xlim(-12, 12)

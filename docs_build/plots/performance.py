@@ -4,7 +4,7 @@
 import json
 from pathlib import Path
 
-from docs_build.plots import text
+from docs_build.plots import narrow, text
 
 DATA = Path(__file__).resolve().parents[2] / "docs" / "data" / "benchmarks.json"
 CUDA_DATA = DATA.with_name("benchmarks-cuda.json")
@@ -25,7 +25,9 @@ def bench_time(theme):
     import matplotlib.pyplot as plt
 
     data = _load()
-    fig, axes = plt.subplots(1, 2, figsize=(8.5, 3.3), sharey=False)
+    tall = narrow(theme)  # the two panels one above the other
+    shape, size = ((2, 1), (4.6, 7.2)) if tall else ((1, 2), (8.5, 3.3))
+    fig, axes = plt.subplots(*shape, figsize=size, layout="constrained")
     for ax, mode in zip(axes, ("inference", "training"), strict=True):
         rows = data["modes"][mode]
         seq = [r["seq_len"] for r in rows]
@@ -52,9 +54,12 @@ def bench_time(theme):
         ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
         ax.set_title(text(theme, mode, MODES[mode]))
         ax.grid(True, which="major", linewidth=0.5)
-    axes[0].set_ylabel(text(theme, "median time per call (ms)", "每次调用时间的中位数（ms）"))
-    axes[0].legend(fontsize=8)
-    fig.tight_layout()
+    for ax in axes if tall else axes[:1]:
+        ax.set_ylabel(text(theme, "median time per call (ms)", "每次调用时间的中位数（ms）"))
+    if tall:  # below the panels, not over their lines
+        fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center")
+    else:
+        axes[0].legend(fontsize=9)
     return fig
 
 
@@ -65,14 +70,14 @@ def bench_memory(theme):
     impls = [i for i in ("torch", "ours", "ours_explicit") if f"{i}_mib" in rows[0]]
     seq = [r["seq_len"] for r in rows]
     width = 0.8 / len(impls)
-    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    fig, ax = plt.subplots(figsize=(5.0, 3.2))  # one width for a phone and a desktop
     for n, impl in enumerate(impls):
         xs = [i + (n - (len(impls) - 1) / 2) * width for i in range(len(seq))]
         ax.bar(xs, [r[f"{impl}_mib"] for r in rows], width, label=text(theme, *LABELS[impl]))
     ax.set_xticks(range(len(seq)), [str(s) for s in seq])
     ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
     ax.set_ylabel(text(theme, "peak memory of one call (MiB)", "一次调用的峰值内存（MiB）"))
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=9)
     ax.grid(True, axis="y", linewidth=0.5)
     return fig
 
@@ -90,7 +95,9 @@ def bench_cuda(theme):
         return fig
     data = json.loads(CUDA_DATA.read_text())
     dtypes = data["config"]["dtypes"]
-    fig, axes = plt.subplots(1, len(dtypes), figsize=(8.5, 3.0), sharey=True)
+    tall = narrow(theme)  # a panel per dtype, one above the other
+    shape, size = ((len(dtypes), 1), (4.6, 7.6)) if tall else ((1, len(dtypes)), (8.5, 3.4))
+    fig, axes = plt.subplots(*shape, figsize=size, sharey=True, layout="constrained")
     styles = {
         ("inference", 0.0): "-o",
         ("inference", 0.25): "--o",
@@ -119,12 +126,14 @@ def bench_cuda(theme):
         ax.set_xscale("log", base=2)
         seq = data["config"]["seq_lens"]
         ax.set_xticks(seq, [str(s) for s in seq])
-        ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
+        if not tall or ax is axes[-1]:
+            ax.set_xlabel(text(theme, "sequence length S", "序列长度 S"))
         ax.set_title(dtype)
         ax.grid(True, which="major", linewidth=0.5)
-    axes[0].set_ylabel(text(theme, "time, ours / torch", "时间：ours / torch"))
-    axes[0].legend(fontsize=7)
-    fig.tight_layout()
+    for ax in axes if tall else axes[:1]:
+        ax.set_ylabel(text(theme, "time, ours / torch", "时间：ours / torch"))
+    # Below the panels, not over their lines.
+    fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncols=2)
     return fig
 
 

@@ -10,7 +10,7 @@ def pe_heatmap(theme):
     import matplotlib.pyplot as plt
 
     pe = sinusoidal_table(64, 128)  # (positions, dimensions)
-    fig, ax = plt.subplots(figsize=(7.5, 3.6))
+    fig, ax = plt.subplots(figsize=(5.0, 3.4))  # one width for a phone and a desktop
     im = ax.imshow(
         pe.numpy(), cmap=theme["cmap"], vmin=-1, vmax=1, aspect="auto", interpolation="nearest"
     )
@@ -26,7 +26,7 @@ def pe_curves(theme):
 
     d_model = 128
     pe = sinusoidal_table(61, d_model)
-    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    fig, ax = plt.subplots(figsize=(5.0, 3.4))  # one width for a phone and a desktop
     for dim in (4, 5, 24, 64):
         kind = "sin" if dim % 2 == 0 else "cos"
         ax.plot(
@@ -38,7 +38,7 @@ def pe_curves(theme):
         )
     ax.set_xlabel(text(theme, "position pos", "位置 pos"))
     ax.set_ylabel("PE[pos, i]")
-    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize=8.5)
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=2, fontsize=9.5)
     ax.set_ylim(-1.1, 1.1)
     ax.grid(True, linewidth=0.5)
     return fig
@@ -51,7 +51,7 @@ def pe_frequencies(theme):
     two_k = torch.arange(0, d_model, 2, dtype=torch.float64)
     right = 10000.0 ** (-two_k / d_model)  # the paper: w_k = 1 / 10000^(2k/d)
     doubled = 10000.0 ** (-2 * two_k / d_model)  # the notebook's 2 * i, i already stepping by 2
-    fig, ax = plt.subplots(figsize=(7.5, 3.0))
+    fig, ax = plt.subplots(figsize=(5.0, 3.2))  # one width for a phone and a desktop
     ax.semilogy(
         two_k.numpy(),
         right.numpy(),

@@ -7,7 +7,7 @@ package alone): the fences call them through ``docs_build.figures.save``, e.g.
 
 from __future__ import annotations
 
-from docs_build.plots import text
+from docs_build.plots import narrow, text
 
 LOSS = ("training loss (mean of 10 steps)", "训练损失（10 步平均）")
 
@@ -32,7 +32,9 @@ def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str
     ``dashed`` runs share the colour of the run of the same name."""
     import matplotlib.pyplot as plt
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(9.0, 3.3), layout="constrained")
+    tall = narrow(theme)  # the two panels one above the other
+    shape, size = ((2, 1), (4.6, 6.0)) if tall else ((1, 2), (9.0, 3.3))
+    fig, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
     colours = [theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]]
     for (name, h), colour in zip(histories.items(), colours, strict=False):
         runs = [(h, "-", name)]
@@ -51,7 +53,7 @@ def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str
     right.set_xlabel(text(theme, "step", "步"))
     right.set_ylabel(text(theme, "held-out token accuracy", "留出 token 准确率"))
     right.set_ylim(0, 1.02)
-    right.legend(loc="lower right", fontsize=9)
+    right.legend(loc="lower right", fontsize=9.5)
     for ax in (left, right):
         _tidy(ax, theme)
     return fig
@@ -72,7 +74,11 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
     for row, (_, _, weights) in enumerate(panels):
         for h in range(H):
             mosaic[row * step : row * step + T, h * step : h * step + T] = weights[h]
-    fig, ax = plt.subplots(figsize=(8.0, 1.9 * len(panels) + 0.4), layout="constrained")
+    # A phone's column holds the same mosaic, smaller; its words keep their size.
+    tall = narrow(theme)
+    rows, cols = mosaic.shape
+    size = (4.6, 4.1 * rows / cols + 1.1) if tall else (8.0, 1.9 * len(panels) + 0.4)
+    fig, ax = plt.subplots(figsize=size, layout="constrained")
     cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
     cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
@@ -80,14 +86,19 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
         for h in range(H):
             x0, y0 = h * step - 0.5, row * step - 0.5
             ax.add_patch(plt.Rectangle((x0, y0), T, T, fill=False, ec=theme["grid"], lw=0.6))
+        if tall:
+            label = label.replace(", ", ",\n")
         ax.text(-2.2, row * step + T / 2 - 0.5, label, rotation=90, ha="center", va="center")
     ticks = [r * step + i for r in range(len(panels)) for i in range(T)]
-    ax.set_yticks(ticks, [tok for _, tokens, _ in panels for tok in tokens], fontsize=7)
+    tick_size = 9.5 if tall else 8.5
+    # The queries are the keys (below): on a phone's smaller maps, named once, below.
+    queries = [] if tall else [tok for _, tokens, _ in panels for tok in tokens]
+    ax.set_yticks(ticks, queries, fontsize=tick_size)
     bottom = (len(panels) - 1) * step
     ax.set_xticks(
         [h * step + i for h in range(H) for i in range(T)],
         [tok for _ in range(H) for tok in panels[-1][1]],
-        fontsize=7,
+        fontsize=tick_size,
     )
     ax.tick_params(length=0, pad=2)
     for h in range(H):
@@ -103,7 +114,12 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
     for side in ax.spines.values():
         side.set_visible(False)
     cbar = fig.colorbar(
-        im, ax=ax, fraction=0.02, pad=0.02, label=text(theme, "attention weight", "注意力权重")
+        im,
+        ax=ax,
+        fraction=0.02 if not tall else 0.04,
+        pad=0.02,
+        label=text(theme, "attention weight", "注意力权重"),
+        orientation="horizontal" if tall else "vertical",
     )
     cbar.outline.set_visible(False)
     return fig
@@ -113,7 +129,7 @@ def losses(theme, runs: dict):
     """Training-loss curves of named runs, on one axis (log scale)."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7.5, 3.2), layout="constrained")
+    fig, ax = plt.subplots(figsize=(4.8, 3.2), layout="constrained")  # a phone's and a desktop's
     styles = ["-", "--", "-", "--"]
     colours = [theme["accent2"], theme["accent2"], theme["accent"], theme["accent"]]
     for (label, h), style, colour in zip(runs.items(), styles, colours, strict=False):
@@ -122,7 +138,7 @@ def losses(theme, runs: dict):
     ax.set_yscale("log")
     ax.set_xlabel(text(theme, "step", "步"))
     ax.set_ylabel(text(theme, *LOSS))
-    ax.legend(loc="lower left", fontsize=9)
+    ax.legend(loc="lower left", fontsize=9.5)
     _tidy(ax, theme)
     return fig
 
