@@ -1,0 +1,136 @@
+"""Search in each language, in the browser: Material's search box and worker on each language's
+index. The name of a concept page, typed as a reader would, lists that page first, highlighted
+whole. (Which pages each index holds and how Chinese is cut into words are checked on the
+build: tests/site/test_i18n.py.)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+# (query, the page it names) on each language's home page.
+QUERIES = {
+    "zh/": [
+        ("层归一化", "zh/layer-norm/"),
+        ("位置编码", "zh/positional-encoding/"),
+        ("多头注意力", "zh/attention/"),
+        ("前馈", "zh/feed-forward/"),
+        ("词嵌入", "zh/token-embedding/"),
+    ],
+    "": [
+        ("layer norm", "layer-norm/"),
+        ("positional encoding", "positional-encoding/"),
+        ("attention", "attention/"),
+    ],
+}
+# Each result's page (without its section), in order; the first page's marked words and
+# "Missing:" words (of the page itself: a section of it may lack a word); every snippet's text.
+RESULTS = """() => {
+  const links = [...document.querySelectorAll('.md-search-result__list a')];
+  const first = document.querySelector('.md-search-result__item > a');  // not its sections
+  return {
+    pages: [...new Set(links.map(a => a.href.split(/[?#]/)[0]))],
+    marked: first ? [...first.querySelectorAll('mark')].map(m => m.textContent) : [],
+    missing: first ? [...first.querySelectorAll('del')].map(m => m.textContent) : [],
+    snippets: [...document.querySelectorAll('.md-search-result__article')].map(a => a.innerText),
+  };
+}"""
+
+
+@pytest.mark.parametrize("home", ["zh/", ""], ids=["zh", "en"])
+def test_search_finds_the_page_a_query_names(site, page, problems, home):
+    """Each language searches its own pages with its own index, fetched once the reader reaches
+    for search, and each concept's name lists its page first."""
+    indexes: list[str] = []
+    page.on("request", lambda r: r.url.endswith("search_index.json") and indexes.append(r.url))
+    page.goto(site.url(home), wait_until="networkidle")
+    assert indexes == []  # the index comes when the reader reaches for search
+    page.keyboard.press("/")  # Material's key for search: it focuses the box
+    box = page.locator("input.md-search__input:focus")
+    for query, target in QUERIES[home]:
+        box.fill("")
+        box.press("Backspace")  # Material reads the box on keyup: now empty, no results
+        page.wait_for_function("() => !document.querySelector('.md-search-result__item')")
+        box.press_sequentially(query, delay=30)
+        # Playwright types characters outside the US layout with insertText: no keyup event.
+        # Material reads the query on keyup (or when its index becomes ready), so without a
+        # key press the query is never read if the index was ready before typing. An IME user
+        # ends a composition with a key press; so does this test.
+        box.press("End")
+        try:
+            page.wait_for_function(f"() => ({RESULTS})().pages.length > 0", timeout=15_000)
+        except Exception:
+            pytest.fail(f"searching {query!r} found nothing")
+        found = page.evaluate(RESULTS)
+        pages = found["pages"]
+        assert pages[0] == site.url(target), f"searching {query!r}: first results {pages[:5]}"
+        other = [u for u in pages if (home == "zh/") != u.startswith(site.url("zh/"))]
+        assert other == [], f"searching {query!r} found pages of the other language: {other}"
+        # The page's name is highlighted whole (not 层 of 层归一化), and no word is missing.
+        marked = " ".join(found["marked"]).lower()
+        assert all(word in marked for word in query.lower().split()), (query, found["marked"])
+        # Material 9.8.1 lists every word of a Chinese query but the last as missing, with a
+        # star (多头注意力: "Missing: 多头*"): its worker joins the words with "* " and adds
+        # another star. Any other missing word is a real one.
+        missing = [word for word in found["missing"] if not word.endswith("*")]
+        assert missing == [], f"searching {query!r}: missing {found['missing']}"
+        # The result snippets are the pages' words: no TeX, no copy button's label.
+        tex = re.compile(r"Copied!|已复制|\\[()\[\]]|\$\$")
+        leaked = [s[:80] for s in found["snippets"] if tex.search(s)]
+        assert leaked == [], f"searching {query!r}: snippets with TeX or button labels: {leaked}"
+    assert indexes == [site.url(home + "search/search_index.json")]
+    assert problems == []
+
+
+# On a Chinese page at 390 px: each caption's font style, each header's word-break, each inline
+# formula followed by closing punctuation outside a .nowrap span, each .nowrap span drawn on more
+# than one line.
+TYPOGRAPHY = """() => {
+  const closing = /^[，。、；：！？）」』》】]/;
+  const loose = [...document.querySelectorAll('article span.arithmatex')].filter(m => {
+    const next = m.nextSibling;
+    return next && next.nodeType === 3 && closing.test(next.textContent)
+      && !m.parentElement.classList.contains('nowrap');
+  });
+  return {
+    captions: [...document.querySelectorAll('article figcaption')].map(
+      c => getComputedStyle(c).fontStyle),
+    headers: [...document.querySelectorAll('article th')].map(
+      h => getComputedStyle(h).wordBreak),
+    loose: loose.map(m => m.parentElement.textContent.slice(0, 40)),
+    split: [...document.querySelectorAll('article .nowrap')].filter(
+      n => new Set([...n.getClientRects()].map(r => Math.round(r.top))).size > 1).length,
+  };
+}"""
+
+
+@pytest.mark.parametrize("path", ["zh/layer-norm/", "zh/notation/"])
+def test_chinese_typography_on_a_phone(site, browser, path):
+    """Captions upright (Material's italic is a fake slant in a Chinese font), table headers
+    broken between words only, and no line that starts with "，" after an inline formula."""
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    page = context.new_page()
+    page.goto(site.url(path), wait_until="networkidle")
+    found = page.evaluate(TYPOGRAPHY)
+    context.close()
+    assert set(found["captions"]) <= {"normal"}, found["captions"]
+    assert set(found["headers"]) <= {"keep-all"}, found["headers"]
+    assert found["captions"] or found["headers"], f"{path}: no caption or header to look at"
+    assert found["loose"] == [], found["loose"]
+    assert found["split"] == 0
+
+
+def test_formulas_are_searched_by_their_text(site):
+    """A formula's text form stands in the index where the formula stands in the page: a
+    snippet reads "它自己的 d_model 个特征上", not "它自己的 个特征上". The page has no
+    trace of it."""
+    for lang in ("", "zh/"):
+        index = json.loads((site.dir / lang / "search/search_index.json").read_text("utf-8"))
+        norm = next(d for d in index["docs"] if d["location"] == lang + "layer-norm/")
+        assert "d_model" in norm["text"], norm["text"][:300]
+        assert 'class="search-text"' not in site.html(lang + "layer-norm/")
