@@ -55,24 +55,25 @@ def attn_weights(theme):
                 weights[h].numpy(), cmap=_cmap(theme), vmin=0, vmax=vmax, interpolation="nearest"
             )
             first, last = (row == 0, h == H - 1) if tall else (h == 0, True)
-            ax.set_xticks(range(T), tokens if last else [], rotation=90, fontsize=9)
-            ax.set_yticks(range(T), tokens if first else [], fontsize=9)
+            size = 10 if tall else 9  # the page shows it in a note, narrower than its column
+            ax.set_xticks(range(T), tokens if last else [], rotation=90, fontsize=size)
+            ax.set_yticks(range(T), tokens if first else [], fontsize=size)
             ax.tick_params(length=0)
             for side in ax.spines.values():  # a frame, so empty padding columns still show
                 side.set_color(theme["grid"])
             if tall:
                 if h == 0:
-                    ax.set_title(label, fontsize=10)
+                    ax.set_title(label, fontsize=10.5)
                 if row == 0:
-                    ax.set_ylabel(text(theme, f"head {h}", f"头 {h}"), fontsize=10)
+                    ax.set_ylabel(text(theme, f"head {h}", f"头 {h}"), fontsize=10.5)
             elif row == 0:
                 ax.set_title(text(theme, f"head {h}", f"头 {h}"))
         if not tall:
             axes[row, 0].set_ylabel(f"{label}\n{text(theme, 'query', '查询')}", fontsize=9.5)
     if tall:  # below the last maps, above the colour bar
         for ax in axes[-1]:
-            ax.set_xlabel(text(theme, "key", "键"), fontsize=10)
-        fig.supylabel(text(theme, "query", "查询"), fontsize=10)
+            ax.set_xlabel(text(theme, "key", "键"), fontsize=10.5)
+        fig.supylabel(text(theme, "query", "查询"), fontsize=10.5)
     else:
         fig.supxlabel(text(theme, "key", "键"), fontsize=10)
     cbar = fig.colorbar(
