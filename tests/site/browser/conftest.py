@@ -65,12 +65,18 @@ def problems(page, site) -> list[str]:
     return found
 
 
-@pytest.fixture
-def phone(browser, site, problems):
-    """A second page, 390 px wide with touch, in a context of its own; what goes wrong on it
-    goes to the test's ``problems`` too."""
+@pytest.fixture(scope="session")
+def phone_context(browser):
     context = browser.new_context(**PHONE)
-    page = context.new_page()
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def phone(phone_context, site, problems):
+    """A second page, 390 px wide with touch (one context for the run: a context takes longer
+    to open than a page); what goes wrong on it goes to the test's ``problems`` too."""
+    page = phone_context.new_page()
     watch(page, site, problems)
     yield page
-    context.close()
+    page.close()

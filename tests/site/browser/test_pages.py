@@ -43,7 +43,7 @@ TARGET = "target-size"  # axe's rule (WCAG 2.2 AA): a tap target of 24 x 24 px, 
 # lazy), draw every explorer (drawn near the viewport), then read what the tests check. On the
 # phone every folded block (<details>) is opened first, so that what it holds is checked too, and
 # the explorers' controls are measured.
-LOOK = """async ({ phone, minText }) => {
+LOOK = """async ({ phone, measure, minText }) => {
   if (phone) for (const d of document.querySelectorAll("article details")) d.open = true;
   const drawn = document.createElement("style");
   drawn.textContent = ".md-typeset * { content-visibility: visible !important; }";
@@ -73,7 +73,7 @@ LOOK = """async ({ phone, minText }) => {
     }
     return false;
   };
-  const formulas = visible("mjx-container > svg").map((svg) => ({
+  const formulas = !measure ? [] : visible("mjx-container > svg").map((svg) => ({
     tex: svg.parentElement.textContent.replace(/\\s+/g, " ").trim().slice(0, 50),
     r: svg.getBoundingClientRect(),
     svg,
@@ -91,14 +91,14 @@ LOOK = """async ({ phone, minText }) => {
       / innerHeight : null,
     links: [...new Set([...document.querySelectorAll("a[href]")].map((a) => a.href))]
       .filter((h) => h.startsWith(location.origin)),
-    words: article && prose(article),
+    words: measure && article && prose(article),
     formulas: formulas.filter((f) => f.r.width < 3 || f.r.height < 3)
       .map((f) => `${f.tex}: drawn ${f.r.width} x ${f.r.height} px`),
     unscrolled: formulas
       .filter((f) => (f.r.left < -1 || f.r.right > width + 1) && !inScroller(f.svg))
       .map((f) => `${f.tex}: ${Math.round(f.r.left)} to ${Math.round(f.r.right)} px of ${width}`),
-    figures: await figureText(visible("article img")),
-    sideways: document.documentElement.scrollWidth > width ? sticking(width) : [],
+    figures: measure ? await figureText(visible("article img")) : [],
+    sideways: measure && document.documentElement.scrollWidth > width ? sticking(width) : [],
     taps: phone ? smallControls() : [],
   };
 
@@ -253,8 +253,9 @@ def _shot(page, path: str, scheme: str) -> None:
         page.screenshot(path=SHOTS / f"{name}-{scheme}.png", full_page=True)
 
 
-def _look(page, phone: bool = False) -> dict:
-    return page.evaluate(LOOK, {"phone": phone, "minText": MIN_TEXT})
+def _look(page, phone: bool = False, measure: bool = True) -> dict:
+    """LOOK; ``measure``: with what ``_seen`` checks (the dark scheme draws the same)."""
+    return page.evaluate(LOOK, {"phone": phone, "measure": measure, "minText": MIN_TEXT})
 
 
 def _seen(look: dict, where: str) -> list[str]:
@@ -294,7 +295,7 @@ def test_page(page, phone, site, page_path, problems):
         toggle = page.locator("form[data-md-component=palette] label:visible")
         toggle.click()
         page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
-        dark = _look(page)
+        dark = _look(page, measure=False)
         _shot(page, page_path, "dark")
         fails += [f"not loaded in dark: {u}" for u in dark["unloaded"]]
         fails += [f"light figure in dark: {s}" for s in dark["variants"] if "#only-light" in s]
