@@ -1,18 +1,27 @@
 // Display formulas and notebook cells (mkdocs-jupyter) that scroll sideways can be reached and
 // scrolled by keyboard, as Material does for its own code blocks (axe-core:
-// scrollable-region-focusable). Measured whenever their box changes size: when a block drawn
-// only near the viewport (content-visibility in extra.css) is drawn, and when the screen turns.
+// scrollable-region-focusable). A box is measured when its size changes (the screen turns, the
+// box is first drawn) and when it is drawn: a block past the first screen is drawn only near
+// the viewport (content-visibility in extra.css), and measures as not scrolling until then.
 const scrolling =
   "div.arithmatex, .jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])";
-const sized = new ResizeObserver((entries) => {
-  for (const { target } of entries) {
-    if (target.scrollWidth > target.clientWidth && target.tabIndex < 0) target.tabIndex = 0;
+const reach = (el) => {
+  if (el.matches(scrolling) && el.scrollWidth > el.clientWidth && el.tabIndex < 0) {
+    el.tabIndex = 0;
   }
-});
+};
+const sized = new ResizeObserver((entries) => entries.forEach((entry) => reach(entry.target)));
 document$.subscribe(() => {
   sized.disconnect();
   for (const el of document.querySelectorAll(scrolling)) sized.observe(el);
 });
+document.addEventListener(
+  "contentvisibilityautostatechange",
+  ({ target, skipped }) => {
+    if (!skipped) [target, ...target.querySelectorAll(scrolling)].forEach(reach);
+  },
+  true,
+);
 
 // Material puts each code block's copy button in an unnamed <nav>, added when the block scrolls
 // into view: a screen reader's list of landmarks fills with navigation regions of no name
