@@ -1,9 +1,12 @@
 """'Run this page' in the run's build: every page whose code runs at build has its notebook
 (docs_build/notebooks.py), holding the page's fences in order, its figures embedded and nothing
-that only the site understands; and a notebook runs from top to bottom in Jupyter."""
+that only the site understands; a notebook page offers its own notebook; every notebook offered,
+in both languages, is valid and runs from top to bottom in Jupyter (all of them in CI's fresh
+venv). The download button itself is clicked in tests/site/browser/test_downloads.py."""
 
 from __future__ import annotations
 
+import html
 import json
 import os
 import re
@@ -13,14 +16,42 @@ from pathlib import Path
 
 import pytest
 
-DOCS = Path(__file__).resolve().parents[2] / "docs"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
 RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
 RUNS = re.compile(r'^[ \t]*```python exec="on"(?![^\n]*html="true")', re.MULTILINE)
+# A fence the notebook runs: its indent, its body (the page's code, as the reader runs it).
+RUN_FENCE = re.compile(
+    r'^(?P<indent>[ \t]*)(?P<mark>`{3,})python exec="on"(?![^\n]*html="true")[^\n]*\n'
+    r"(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
+    re.MULTILINE | re.DOTALL,
+)
 WITH_CODE = sorted(
     p.name
     for p in DOCS.glob("*.md")
     if RUNS.search(p.read_text()) and "\nnotebook: false" not in p.read_text()
+)
+NOTEBOOK_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.ipynb"))
+
+
+def url_path(src: str) -> str:  # as tests/site/conftest.py's
+    stem = src.rsplit(".", 1)[0]
+    return stem.removesuffix("index") if stem.split("/")[-1] == "index" else stem + "/"
+
+
+# The source each page is built from: a Chinese page with no translation shows the English one.
+SOURCE = {
+    lang + url_path(s): DOCS / s
+    for lang in ("zh/", "")
+    for s in [p.relative_to(DOCS).as_posix() for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]]
+    if not s.startswith("zh/") or not lang
+}
+# Every page that offers a notebook, in both languages: those whose code runs at build, and the
+# notebook pages.
+OFFERED = sorted(
+    {lang + url_path(s) for s in WITH_CODE for lang in ("", "zh/")}
+    | {page for page, src in SOURCE.items() if src.suffix == ".ipynb"}
 )
 
 
@@ -31,6 +62,52 @@ def notebook_of(site, page: str) -> tuple[dict, Path]:
     return json.loads(path.read_text(encoding="utf-8")), path
 
 
+def test_the_pages_that_offer_a_notebook(site):
+    offering = [p for p in site.pages if DOWNLOAD.search(site.html(p))]
+    assert offering == [p for p in site.pages if p in OFFERED]
+    assert set(OFFERED) <= set(site.pages)
+
+
+def _expanded(text: str) -> str:
+    """A page's Markdown with its ``--8<--`` includes in place (a Chinese page includes the
+    English page's fences)."""
+    import markdown
+
+    snippets = {"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True}
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": snippets}
+    )
+    return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
+
+
+@pytest.mark.parametrize("offered", OFFERED)
+def test_every_offered_notebook_is_valid_and_the_page_own(site, offered: str):
+    """What the download button gives is a valid notebook, and it is this page's: a notebook
+    page's own file, byte for byte; a Markdown page's fences in order, under its title. Never a
+    notebook about another (one whose text holds a notebook's JSON)."""
+    import nbformat
+
+    notebook, path = notebook_of(site, offered)
+    assert path.parent == site.dir / offered  # beside the page: the Colab button's path too
+    nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
+    text = "\n".join(c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+                     for c in notebook["cells"])  # fmt: skip
+    assert '"cell_type"' not in text and '"nbformat"' not in text, offered
+    source = SOURCE[offered]
+    if source.suffix == ".ipynb":
+        assert path.read_bytes() == source.read_bytes(), offered
+        return
+    title = re.search(r"<h1[^>]*>(.*?)</h1>", site.html(offered), re.DOTALL)[1]
+    title = html.unescape(re.sub(r"<[^>]+>", "", title)).rstrip("¶").strip()
+    assert notebook["cells"][0]["source"].startswith(f"# {title}\n"), offered
+    fences = [
+        "\n".join(line.removeprefix(m["indent"]) for line in m["body"].splitlines()).strip("\n")
+        for m in RUN_FENCE.finditer(_expanded(source.read_text(encoding="utf-8")))
+    ]
+    code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"]
+    assert code[1:] == fences, offered  # after the set-up cell, the page's fences in order
+
+
 @pytest.mark.parametrize("source", WITH_CODE)
 @pytest.mark.parametrize("lang", ["", "zh/"])
 def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang: str):
@@ -38,8 +115,6 @@ def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang:
     notebook, _ = notebook_of(site, page)
     code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"][1:]
     assert not [c for c in code if "docs_build" in c], page  # the site's build code
-    fences = RUNS.findall((DOCS / source).read_text())
-    assert len(code) == len(fences), page  # the set-up cell, then one cell per fence
     prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert not RESIDUE.findall(prose), page
     figures = re.findall(r"figures/[\w-]+\.svg", (DOCS / source).read_text())
@@ -70,8 +145,9 @@ def jupyter(tmp_path_factory) -> tuple[Path, Path | None]:
     return venv / "bin", repo
 
 
-# Every page's notebook in CI; one locally, where the pages' code ran as tests just before.
-RUN = WITH_CODE if os.environ.get("NOTEBOOK_VENV") else ["layer-norm.md"]
+# Every notebook the site offers, in CI: the pages' and the notebook pages' (each language's
+# page with code offers its own); one locally, where the pages' code ran as tests just before.
+RUN = [*WITH_CODE, *NOTEBOOK_PAGES] if os.environ.get("NOTEBOOK_VENV") else ["layer-norm.md"]
 
 
 @pytest.mark.parametrize("source", RUN)
@@ -79,9 +155,10 @@ def test_a_page_notebook_runs_from_top_to_bottom(site, jupyter, tmp_path, source
     notebook, _ = notebook_of(site, site.url_path(source))
     folder, repo = jupyter
     if repo is not None:  # install from the clone, as the notebook does from GitHub
-        setup = notebook["cells"][1]["source"]
-        assert "pip" in setup and re.search(r"'git\+https://github\.com/[^']+\.git'", setup)
-        notebook["cells"][1]["source"] = re.sub(r"'git\+[^']+'", repr(f"git+file://{repo}"), setup)
+        setup = next(c for c in notebook["cells"] if c["cell_type"] == "code")
+        text = "".join(setup["source"])
+        assert "pip" in text and re.search(r"'git\+https://github\.com/[^']+\.git'", text)
+        setup["source"] = re.sub(r"'git\+[^']+'", repr(f"git+file://{repo}"), text)
     path, out = tmp_path / "page.ipynb", tmp_path / "run.ipynb"
     path.write_text(json.dumps(notebook), encoding="utf-8")
     cmd = [folder / "jupyter", "nbconvert", "--to", "notebook", "--execute"]
