@@ -9,7 +9,8 @@
 - The scale explorer must show softmax(s * scores), sharper as s grows, s = sqrt(d_k).
 - "Watch it learn" must show, at each kept step, the package's attention maps of the weights
   the run had then: the test trains the run again from what the export says of it.
-- Their text is at least 9 px on a 390 px screen, and the token table scrolls there.
+- Their text is at least 9 px on a 390 px screen, their sliders and the map cells a reader
+  taps are 24 px, and the token table scrolls there.
 - Each is driven by the keyboard, answers bad input with a message in the widget (and keeps
   working) and speaks the page's language. Their colours in the dark scheme: ``test_pages.py``.
 """
@@ -329,6 +330,15 @@ SMALLEST = """root => {
 }"""
 
 
+TAPS = """(root, selector) => {
+  const sides = [...root.querySelectorAll(selector)].map((el) => {
+    const r = el.getBoundingClientRect();
+    return Math.min(r.width, r.height);
+  });
+  return sides.length ? Math.min(...sides) : null;
+}"""
+
+
 PAGES = {
     "positional-encoding": "positional-encoding/",
     "scale": "attention/",
@@ -354,6 +364,10 @@ def test_explorers_on_a_phone(page, site, problems, lang, name):
         assert box.evaluate("el => el.scrollWidth > el.clientWidth")
         assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    # Tap targets of 24 px (WCAG 2.2): the sliders, and the cells of the maps that take a tap.
+    taps = "input[type=range]" + (", .explorer__cell" if name == "attention" else "")
+    smallest = widget.evaluate(TAPS, taps)
+    assert smallest is None or smallest >= 24 - 0.01, (name, smallest)
     size, text = page.evaluate(SMALLEST, widget.element_handle())
     print(f"{name} ({lang}): smallest text {size:.1f} px ({text!r})")
     assert size >= 9, (size, text)

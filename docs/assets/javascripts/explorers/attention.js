@@ -6,6 +6,7 @@
 import {
   fixed,
   h,
+  radio,
   s,
   sequenceInput,
   sinusoidalTable,
@@ -478,17 +479,12 @@ export function mount(root) {
     "fieldset",
     { class: "explorer__tasks" },
     h("legend", { text: t.task }),
-    tasks.map((task) => {
-      const id = uid("attention-task");
-      const radio = h("input", { type: "radio", name: group, id, value: task });
-      radio.checked = task === state.task;
-      radio.addEventListener("change", () => {
+    tasks.map((task) =>
+      radio(group, task, t.tasks[task], task === state.task, () => {
         state.task = task;
         update();
-      });
-      const label = h("label", { for: id, text: t.tasks[task] });
-      return h("span", { class: "explorer__choice" }, radio, label);
-    }),
+      }),
+    ),
   );
   const input = sequenceInput(inputId, state, statusId, update);
   const random = h("button", { type: "button", text: t.random });

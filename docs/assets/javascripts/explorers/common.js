@@ -31,13 +31,18 @@ export function h(tag, attrs = {}, ...children) {
   return node;
 }
 
-/** A radio button of `group` with its label, in a span; onChange runs when it is chosen. */
+/** A radio button or a checkbox inside its label: the label is the tap target, 24 px tall at
+ * least (explorers.css). */
+export function choice(input, label) {
+  return h("label", { class: "explorer__choice" }, input, h("span", { text: label }));
+}
+
+/** A radio button of `group` with its label; onChange runs when it is chosen. */
 export function radio(group, value, label, checked, onChange) {
-  const id = uid(group);
-  const el = h("input", { type: "radio", name: group, id, value });
+  const el = h("input", { type: "radio", name: group, id: uid(group), value });
   el.checked = checked;
   el.addEventListener("change", onChange);
-  return h("span", { class: "explorer__choice" }, el, h("label", { for: id, text: label }));
+  return choice(el, label);
 }
 
 /** The line where an explorer says what it shows, or what is wrong with the input. */

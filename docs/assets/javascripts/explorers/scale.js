@@ -4,7 +4,7 @@
 // it, s = 1 at every d_k. The reader picks d_k among powers of two and whether to divide.
 // A second panel plots the size of the softmax's Jacobian against s for the same scores:
 // it is not monotone (it rises from the uniform softmax, peaks, then vanishes).
-import { fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
+import { choice, fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
 import { linePlot, plotWidth } from "./plot.js";
 
 const TEXT = {
@@ -138,7 +138,7 @@ export function mount(root) {
         slider,
         readout,
       ),
-      h("span", { class: "explorer__choice" }, divide, h("label", { for: divideId, text: t.divide })),
+      choice(divide, t.divide),
       redraw,
     ),
     status,
