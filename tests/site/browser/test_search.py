@@ -19,6 +19,8 @@ QUERIES = {
         ("多头注意力", "zh/attention/"),
         ("前馈", "zh/feed-forward/"),
         ("词嵌入", "zh/token-embedding/"),
+        ("layer norm", "zh/layer-norm/"),  # a concept page's English name is its tag
+        ("attention", "zh/attention/"),
     ],
     "": [
         ("layer norm", "layer-norm/"),
