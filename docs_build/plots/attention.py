@@ -120,6 +120,8 @@ def attn_scaling(theme):
     left.loglog(dims, scaled, "s-", label=r"$q\cdot k/\sqrt{d_k}$", linewidth=1.8)
     left.set_xticks(dims, [str(d) for d in dims])
     left.minorticks_off()
+    # Titled panels: a caption names them by title, side by side or stacked on a phone.
+    left.set_title(text(theme, "score variance", "分数的方差"))
     left.set_xlabel("$d_k$")
     left.set_ylabel(text(theme, "variance over 20 000 pairs", "20 000 对向量上的方差"))
     left.grid(True, linewidth=0.5)
@@ -139,6 +141,7 @@ def attn_scaling(theme):
         width,
         label=text(theme, "with", "乘以") + " $1/\\sqrt{d_k}$",
     )
+    right.set_title(text(theme, "softmax weights", "softmax 权重"))
     right.set_xticks(ranks)
     right.set_xlabel(
         text(theme, "rank of the key (largest weight first)", "键的名次（权重从大到小）")

@@ -28,7 +28,8 @@ def _tidy(ax, theme) -> None:
 
 
 def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str = ""):
-    """Training loss (left, log scale) and held-out accuracy (right) of named runs;
+    """Two panels, titled so that a caption can name them on a phone (stacked) and on a
+    desktop (side by side): training loss (log scale) and held-out accuracy of named runs;
     ``dashed`` runs share the colour of the run of the same name."""
     import matplotlib.pyplot as plt
 
@@ -48,8 +49,10 @@ def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str
                 color=colour, label=label, lw=1.6,
             )  # fmt: skip
     left.set_yscale("log")
+    left.set_title(text(theme, "training loss", "训练损失"))
     left.set_xlabel(text(theme, "step", "步"))
     left.set_ylabel(text(theme, *LOSS))
+    right.set_title(text(theme, "held-out accuracy", "留出准确率"))
     right.set_xlabel(text(theme, "step", "步"))
     right.set_ylabel(text(theme, "held-out token accuracy", "留出 token 准确率"))
     right.set_ylim(0, 1.02)
@@ -59,8 +62,9 @@ def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str
     return fig
 
 
-def heads(theme, panels: list[tuple[str, list[str], object]]):
-    """Attention maps, one row of heads per (label, tokens, weights (H, T, T)) panel.
+def heads(theme, panels: list[tuple[str | tuple[str, str], list[str], object]]):
+    """Attention maps, one row of heads per (label, tokens, weights (H, T, T)) panel; a label
+    is a string or an (English, Chinese) pair, drawn in the figure's language.
 
     All maps are tiles of a single image (one axes, one imshow): a grid of small axes
     takes matplotlib seconds to draw.
@@ -83,11 +87,13 @@ def heads(theme, panels: list[tuple[str, list[str], object]]):
     cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     for row, (label, _, _) in enumerate(panels):
+        if isinstance(label, tuple):
+            label = text(theme, *label)
         for h in range(H):
             x0, y0 = h * step - 0.5, row * step - 0.5
             ax.add_patch(plt.Rectangle((x0, y0), T, T, fill=False, ec=theme["grid"], lw=0.6))
         if tall:
-            label = label.replace(", ", ",\n")
+            label = label.replace(", ", ",\n").replace("，", "，\n")
         ax.text(-2.2, row * step + T / 2 - 0.5, label, rotation=90, ha="center", va="center")
     ticks = [r * step + i for r in range(len(panels)) for i in range(T)]
     tick_size = 9.5 if tall else 8.5
