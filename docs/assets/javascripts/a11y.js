@@ -1,10 +1,12 @@
-// Display formulas and notebook cells (mkdocs-jupyter) that scroll sideways can be reached and
-// scrolled by keyboard, as Material does for its own code blocks (axe-core:
+// Display formulas, tables, tab labels and notebook cells (mkdocs-jupyter) that scroll sideways
+// can be reached and scrolled by keyboard, as Material does for its own code blocks (axe-core:
 // scrollable-region-focusable). A box is measured when its size changes (the screen turns, the
 // box is first drawn) and when it is drawn: a block past the first screen is drawn only near
 // the viewport (content-visibility in extra.css), and measures as not scrolling until then.
-const scrolling =
-  "div.arithmatex, .jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])";
+const scrolling = [
+  "div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels",
+  ".jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])",
+].join(", ");
 const reach = (el) => {
   if (el.matches(scrolling) && el.scrollWidth > el.clientWidth && el.tabIndex < 0) {
     el.tabIndex = 0;
