@@ -30,10 +30,17 @@ from docs_build import cache, figures, i18n
 ROOT = Path(__file__).resolve().parent.parent
 
 FIGURE_LINE = re.compile(
-    r"^(?P<indent>[ \t]*)!\[(?P<alt>[^\]]+)\]\((?P<path>(?:\.\./)*figures/(?P<name>[\w-]+))\.svg"
+    r"^(?P<indent>[ \t]*)!\[(?P<alt>(?:[^][\n]|\[[^][\n]*\])+)\]"  # alt may hold "E[ids]"
+    r"\((?P<path>(?:\.\./)*figures/(?P<name>[\w-]+))\.svg"
     r'\s+"(?P<caption>[^"]+)"\)\s*$',
     re.MULTILINE,
 )
+
+
+# A figure that FIGURE_LINE did not turn into the light, dark and phone variants (their links
+# carry #only-light / #only-dark): the strict build fails rather than show it in one variant.
+UNSHOWN_FIGURE = re.compile(r"\]\((?:\.\./)*figures/[\w-]+\.svg[\s)]")
+log = logging.getLogger("mkdocs.hooks")
 
 
 class State:
@@ -162,7 +169,11 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     # The page's first figure is often its largest paint, near the top: its light variant (the
     # default scheme) loads at once; the others when they come near the viewport.
     first = iter([True])
-    return FIGURE_LINE.sub(lambda m: _figure_html(m, page, eager=next(first, False)), markdown)
+    markdown = FIGURE_LINE.sub(lambda m: _figure_html(m, page, eager=next(first, False)), markdown)
+    for left in UNSHOWN_FIGURE.finditer(markdown):  # a figure line the pattern above missed
+        where = page.file.src_uri
+        log.warning("%s: a figure not on a line of its own with a caption: %s", where, left[0])
+    return markdown
 
 
 # markdown-exec renders `result="text"` as a text block even when the code printed nothing.

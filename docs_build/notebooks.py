@@ -38,7 +38,8 @@ BLOCK = re.compile(
     re.MULTILINE,
 )
 FIGURE = re.compile(
-    r'!\[(?P<alt>[^\]]*)\]\((?:\.\./)*figures/(?P<name>[\w-]+)\.svg(?:\s+"(?P<caption>[^"]*)")?\)'
+    r"!\[(?P<alt>(?:[^][\n]|\[[^][\n]*\])*)\]"  # alt may hold "E[ids]"
+    r'\((?:\.\./)*figures/(?P<name>[\w-]+)\.svg(?:\s+"(?P<caption>[^"]*)")?\)'
 )
 EXPLORER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[\w-]+)"[^>]*></div>')
 RESIDUE = re.compile(

@@ -12,10 +12,16 @@ const reach = (el) => {
     el.tabIndex = 0;
   }
 };
-const sized = new ResizeObserver((entries) => entries.forEach((entry) => reach(entry.target)));
+// A box and what it holds are watched: a box drawn late may keep its size, what it holds not.
+const sized = new ResizeObserver((entries) => {
+  for (const { target } of entries) reach(target.closest(scrolling));
+});
 document$.subscribe(() => {
   sized.disconnect();
-  for (const el of document.querySelectorAll(scrolling)) sized.observe(el);
+  for (const el of document.querySelectorAll(scrolling)) {
+    sized.observe(el);
+    if (el.firstElementChild) sized.observe(el.firstElementChild);
+  }
 });
 document.addEventListener(
   "contentvisibilityautostatechange",
