@@ -157,8 +157,9 @@ def test_a_page_notebook_runs_from_top_to_bottom(site, jupyter, tmp_path, source
     if repo is not None:  # install from the clone, as the notebook does from GitHub
         setup = next(c for c in notebook["cells"] if c["cell_type"] == "code")
         text = "".join(setup["source"])
-        assert "pip" in text and re.search(r"'git\+https://github\.com/[^']+\.git'", text)
-        setup["source"] = re.sub(r"'git\+[^']+'", repr(f"git+file://{repo}"), text)
+        url = r"""(["'])git\+https://github\.com/[^"']+\.git\1"""  # either quote: ruff's or repr's
+        assert "pip" in text and re.search(url, text)
+        setup["source"] = re.sub(url, repr(f"git+file://{repo}"), text)
     path, out = tmp_path / "page.ipynb", tmp_path / "run.ipynb"
     path.write_text(json.dumps(notebook), encoding="utf-8")
     cmd = [folder / "jupyter", "nbconvert", "--to", "notebook", "--execute"]
