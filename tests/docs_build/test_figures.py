@@ -3,12 +3,16 @@ drawn here, on the test run's cores, into the cache that the build then reads. E
 for the column it is shown in, with no text under 9 CSS px there: a figure with a narrow
 variant (NAME-narrow, shown below 720 px) in a desktop's column, its narrow variant in a phone's,
 and a figure without one in both. The browser test (tests/site/browser/test_pages.py) measures
-the same on the built pages."""
+the same on the built pages. A page's figure line becomes a <figure> (FigureExtension)."""
 
 from __future__ import annotations
 
+import logging
 import re
+import xml.etree.ElementTree as ET
+from types import SimpleNamespace
 
+import markdown
 import pytest
 
 from docs_build import figures
@@ -61,3 +65,66 @@ def test_the_diagrams_text_is_readable_where_shown():
     for name, svg in sources.items():
         for column in columns(name, sources):
             assert smallest_text(svg, column) >= MIN_TEXT, (name, column)
+
+
+SVG = '<svg width="600pt" height="300pt" viewBox="0 0 600 300"></svg>'  # 800 x 400 CSS px
+
+
+def rendered(text: str, src_uri: str, url: str, files: dict[str, str]) -> ET.Element:
+    page = SimpleNamespace(file=SimpleNamespace(src_uri=src_uri, url=url))
+    site = SimpleNamespace(page=page, svg=files.get)
+    html = markdown.markdown(text, extensions=[figures.FigureExtension(site)])
+    return ET.fromstring(f"<div>{html}</div>")
+
+
+@pytest.mark.parametrize(
+    ("src_uri", "url", "name", "up"),
+    [("attention.md", "attention/", "x", ""), ("zh/attention.md", "zh/attention/", "x-zh", "../")],
+)
+def test_a_figure_line_becomes_a_figure_in_both_schemes_and_a_phone_variant(src_uri, url, name, up):
+    narrow = name.replace("x", "x-narrow")  # a Chinese figure's is NAME-narrow-zh
+    files = {f"figures/{n}{s}.svg": SVG for n in (name, narrow) for s in ("", "-dark")}
+    line = f'![Alt [E].]({up}figures/{name}.svg "The *caption*, with `code`.")'
+    root = rendered(f"{line}\n\nText.\n\n{line}\n", src_uri, url, files)
+    first, second = root.findall("figure")
+    images = [first.find("picture[1]/img"), *second.iter("img")]
+    assert [img.get("loading") for img in images] == [None, "lazy", "lazy"]  # first light: eager
+    for picture, scheme in zip(first.findall("picture"), ("", "-dark"), strict=True):
+        img, source = picture.find("img"), picture.find("source")
+        only = scheme or "-light"
+        assert [img.get(k) for k in ("alt", "src", "width", "height")] == [
+            "Alt [E].", f"{up}figures/{name}{scheme}.svg#only{only}", "800", "400"
+        ]  # fmt: skip
+        assert [source.get(k) for k in ("srcset", "width", "height")] == [
+            f"../{up}figures/{narrow}{scheme}.svg", "800", "400"
+        ]  # fmt: skip
+    caption = ET.tostring(first.find("figcaption"), encoding="unicode").strip()
+    assert caption == "<figcaption>The <em>caption</em>, with <code>code</code>.</figcaption>"
+    assert root.find("p").text == "Text."
+
+
+def test_a_diagram_links_its_boxes_to_their_pages_in_the_pages_language():
+    line = '![Alt.](../figures/transformer-zh.svg "Caption.")'
+    files = {"figures/transformer-zh.svg": SVG, "figures/transformer-zh-dark.svg": SVG}
+    figure = rendered(line, "zh/encoder.md", "zh/encoder/", files).find("figure")
+    links = figure.findall("span[@class='figure-map']/a[@class='figure-link']")
+    assert len(figure.findall("span/img")) == 2
+    hrefs = [target for target, _, _ in figures.box_links("transformer") if target != "encoder.md"]
+    assert [a.get("href") for a in links] == hrefs  # none to the page itself
+    assert "词嵌入" in [a.get("aria-label") for a in links]
+    assert all(a.get("style").startswith("left:") for a in links)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "![Alt.](figures/x.svg)",
+        'See ![Alt.](figures/x.svg "Caption.") here.',
+        '* ![A.](figures/x.svg "C.")',
+    ],
+)
+def test_a_figure_not_laid_out_is_reported(text, caplog):
+    with caplog.at_level(logging.WARNING, "mkdocs.figures"):
+        root = rendered(text, "attention.md", "attention/", {})
+    assert root.find(".//figure") is None
+    assert "attention.md: a figure not on a line of its own" in caplog.text
