@@ -12,11 +12,6 @@ a diagram has a second source, ``diagrams/NAME-narrow.svg``. Drawings are cached
 (``docs_build.cache``) by the hash of the package, of matplotlib's version and of the CJK font
 found, so ``mkdocs serve`` stays fast.
 
-A page shows a figure with one Markdown image on a line of its own, its caption as title, which
-``FigureExtension`` lays out as a <figure> of its variants (the colour scheme shown picks one):
-
-    ![Alt text for screen readers.](figures/pe-heatmap.svg "Caption under the figure.")
-
 A page's fence draws a figure from what it computed with ``save(NAME, draw)``: the same variants,
 written as the site files ``figures/NAME.svg``, ``figures/NAME-dark.svg`` (and ``-zh``), which
 the page shows with the same image line as any figure. ``write(uri, text)`` writes any other
@@ -39,9 +34,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from pathlib import Path
 
-from markdown.extensions import Extension
-from markdown.treeprocessors import Treeprocessor
-from markdown.util import AtomicString
+import markdown
 from mkdocs.utils import get_relative_url
 
 from docs_build import cache, i18n, plots
@@ -286,8 +279,12 @@ LENGTH = re.compile(r'\s(width|height)="([\d.]+)(pt|px)?"')  # of an SVG's root
 NARROW_SCREEN = "(max-width: 44.984375em)"  # Material's one-column layout (< 720 px)
 
 
-class FigureExtension(Extension, Treeprocessor):
-    """Lays out each figure line of a page as a <figure>, being its own treeprocessor.
+class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor):
+    """A page shows a figure with one Markdown image on a line of its own, the caption as title:
+
+        ![Alt text for screen readers.](figures/pe-heatmap.svg "Caption under the figure.")
+
+    which this extension (its own treeprocessor) lays out as a <figure> of its variants.
     ``site.page`` is the page being rendered; ``site.svg(uri)`` is the text of the site's file
     ``uri`` (``figures/NAME.svg``), None if there is none."""
 
@@ -309,7 +306,7 @@ class FigureExtension(Extension, Treeprocessor):
                 self.lay_out(p, m, eager)
                 eager = False
         texts = [t for el in root.iter() for t in (el.text, el.tail) if t]
-        for text in (t for t in texts if not isinstance(t, AtomicString)):  # code shows none
+        for text in (t for t in texts if not isinstance(t, markdown.util.AtomicString)):  # code
             for left in UNSHOWN.finditer(text):
                 where = self.site.page.file.src_uri
                 log.warning(
@@ -356,8 +353,7 @@ class FigureExtension(Extension, Treeprocessor):
         ET.SubElement(figure, "figcaption").text = m["caption"]
 
     def size(self, uri: str) -> dict[str, str]:
-        """An <img>'s width and height: the browser reserves the box before the (lazy) image
-        arrives, so the text below does not jump when it does."""
+        # The box of a (lazy) image is laid out before it arrives: the text below stays put.
         root = (self.site.svg(uri) or "").partition("<svg")[2].partition(">")[0]
         px = {"pt": 4 / 3}  # CSS px per unit; px or none: 1
         return {k: str(round(float(v) * px.get(unit, 1))) for k, v, unit in LENGTH.findall(root)}
