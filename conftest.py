@@ -5,82 +5,39 @@ markdown-exec fence printed and wrote, which the site's build then shows."""
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 from pathlib import Path
 
 import torch
-from mdit_py_plugins.admon import admon_plugin
+
+# pytest-markdown-docs 0.9.2 offers no public way to register a runner: this module is private.
 from pytest_markdown_docs._runners import DefaultRunner, register_runner
 
-from docs_build import cache
-from docs_build.fences import INCLUDE, OPTION, execute, fence_key, include, normalize
+from docs_build import cache, fences
 
 collect_ignore = ["docs/zh", "site"]
 # One torch thread per process: pytest-xdist runs a process per core, where a second thread only
 # waits for a core (beside another process, it stalled a 48-layer fence from 0.2 s to 20 s).
 torch.set_num_threads(1)
-TAB = re.compile(r'^(?P<indent>[ \t]*)=== (?=")', re.MULTILINE)
 
 
 def pytest_markdown_docs_markdown_it():
-    """The parser pytest-markdown-docs collects fences with: CommonMark, with Material's
-    admonitions (``!!!``, ``???``) and content tabs (``=== "Tab"``, read as admonitions, on the
-    same lines) as blocks, so that the fences inside them are collected."""
-    from markdown_it import MarkdownIt
-
-    md = MarkdownIt("commonmark").use(admon_plugin)
-
-    def material_blocks(state) -> None:
-        state.src = _indent_blank_lines(TAB.sub(r"\g<indent>!!! tab ", state.src))
-
-    md.core.ruler.before("block", "material_blocks", material_blocks)
-    return md
-
-
-def _indent_blank_lines(text: str) -> str:
-    """Blank lines get the indentation of the block around them (the lesser of the lines
-    before and after): the admonition plugin ends a block at two empty lines, Material not."""
-    lines = text.split("\n")
-    depth = [len(line) - len(line.lstrip()) if line.strip() else None for line in lines]
-    after = 0
-    for i in reversed(range(len(lines))):
-        if depth[i] is None:
-            depth[i] = after
-        else:
-            after = depth[i]
-    before = 0
-    for i, line in enumerate(lines):
-        if line.strip():
-            before = depth[i]
-        else:
-            lines[i] = " " * min(before, depth[i])
-    return "\n".join(lines)
-
-
-@functools.cache
-def fences(path: Path) -> list[tuple[int, dict, str]]:
-    """(line of the info string, options, code) of every python fence of a page."""
-    found = []
-    for token in pytest_markdown_docs_markdown_it().parse(path.read_text(encoding="utf-8")):
-        if token.type == "fence" and token.info.split()[:1] in (["python"], ["py"]):
-            found.append((token.map[0] + 1, dict(OPTION.findall(token.info)), token.content))
-    return found
+    """The parser pytest-markdown-docs collects fences with: the one of ``docs_build.fences``."""
+    return fences.markdown_it()
 
 
 class FenceTypeError(Exception):
     """A fence's TypeError: pytest-markdown-docs 0.9.2 retries a runner that raises TypeError."""
 
 
-class _Tested:
-    package = ""
-    sessions: dict[tuple[Path, str], tuple[dict, set[int]]] = {}  # noqa: RUF012
-
-
 @register_runner(default=True)
 class FenceRunner(DefaultRunner):
-    """pytest-markdown-docs' runner for every python fence (see the module's docstring)."""
+    """pytest-markdown-docs' runner for every python fence (see ``docs_build/fences.py``)."""
+
+    def __init__(self) -> None:
+        self.package = ""  # the package's hash, taken when a fence first needs it
+        self.pages: dict[Path, list[fences.Fence]] = {}  # each page's python fences
+        self.sessions: dict[tuple[Path, str], tuple[dict, set[int]]] = {}  # namespace, lines run
 
     def runtest(self, test, args, **kwargs) -> None:
         try:
@@ -90,32 +47,33 @@ class FenceRunner(DefaultRunner):
 
     def run(self, test, args) -> None:
         path, line = test.source_path, test.start_line
-        page = fences(path)
-        options, code = next((opts, code) for at, opts, code in page if at == line)
-        if INCLUDE.match(code.strip()):
-            shown, namespace = include(code)
+        if path not in self.pages:
+            found = fences.parse(path.read_text(encoding="utf-8"))
+            self.pages[path] = [f for f in found if f.info.split()[:1] in (["python"], ["py"])]
+        page = self.pages[path]
+        fence = next(f for f in page if f.start == line)
+        if fences.INCLUDE.match(fence.code.strip()):
+            shown, namespace = fences.include(fence.code)
             exec(compile(shown, f"{path}:{line}", "exec"), namespace)
             return
-        if options.get("exec") != "on":
+        if fence.options.get("exec") != "on":
             super().runtest(test, args)
             return
-        _Tested.package = _Tested.package or cache.package_hash()
-        session = options.get("session", "")
-        earlier = [
-            (at, normalize(c))
-            for at, o, c in page
-            if session and at < line and o.get("exec") == "on" and o.get("session") == session
-        ]
+        self.package = self.package or cache.package_hash()
+        session = fence.options.get("session", "")
+        same = {"exec": "on", "session": session}.items()  # a fence of its session
+        earlier = [f for f in page if session and f.start < line and same <= f.options.items()]
         namespace, ran = {**args}, set()
         if session:
-            namespace, ran = _Tested.sessions.setdefault((path, session), (namespace, ran))
-        key = fence_key(_Tested.package, session, [c for _, c in earlier] + [normalize(code)])
+            namespace, ran = self.sessions.setdefault((path, session), (namespace, ran))
+        codes = [fences.normalize(f.code) for f in [*earlier, fence]]
+        key = fences.fence_key(self.package, session, codes)
         if os.environ.get("FENCES_CACHED") and cache.get(key) is not None:
             return  # `make serve`: only what the build would not find in the cache runs
-        for at, c in earlier:
-            if at not in ran:  # selected alone (or after cached ones): its session's earlier
-                execute(c, namespace, f"{path}:{at}")  # fences run first
-                ran.add(at)
+        for f in earlier:
+            if f.start not in ran:  # selected alone (or after cached ones): its session's earlier
+                fences.execute(fences.normalize(f.code), namespace, f"{path}:{f.start}")  # first
+                ran.add(f.start)
         ran.add(line)
-        printed, files = execute(test.source, namespace, str(path))
+        printed, files = fences.execute(test.source, namespace, str(path))
         cache.put(key, {"printed": printed, "files": files})

@@ -1,48 +1,116 @@
-"""The pages' python fences: run once, by the tests or by the build, and shown from one cache.
+"""The pages' fences: one parser, one snippet expander, and one cache that each python fence
+runs into once, for the tests or for the build.
 
-Under pytest, pytest-markdown-docs makes every python fence of a page a test item, which the
-runner of ``conftest.py`` runs:
+``parse`` finds every fence of a page's Markdown, for the tests, the notebooks and the Chinese
+pages' joined lines; ``expand`` puts a page's ``--8<--`` snippets in place, as the build does.
 
-- a markdown-exec fence (```` ```python exec="on" session="pe" ````) in the namespace of its
-  session on its page, after the session's earlier fences, as markdown-exec would;
-- an include fence (``--8<-- "encoder/positional.py:pe"``) as the section of the module it shows,
-  in a copy of that module's namespace;
-- any other python fence (README.md's) on its own.
+Under pytest, every python fence of a page is a test item of pytest-markdown-docs, which the
+runner of ``conftest.py`` runs: a markdown-exec fence (```` ```python exec="on" session="pe" ````)
+in its session's namespace on its page, after the session's earlier fences, as markdown-exec
+would; an include fence (``--8<-- "encoder/positional.py:pe"``) as the section it shows, in a copy
+of its module's namespace; any other python fence (README.md's) on its own.
 
 What a markdown-exec fence printed, and the site files it wrote (``figures.save``,
 ``figures.write``), go to the cache (``docs_build.cache``), keyed by the package, the session
-and the code of the session's fences up to this one. The build (this module is a MkDocs hook)
-wraps markdown-exec's formatter: a fence found in the cache is rendered from it, so after the
-tests the build runs no fence; a fence not found (``mkdocs serve`` after an edit, a cold
-``make build``) runs in the build, after its session's earlier fences, and is cached. Either
-way markdown-exec renders the fence, and a fence that raises fails the strict build.
+and the code of the session's fences up to this one. In the build, ``Fences.formatter`` shows a
+fence found there without running it; one not found (``mkdocs serve`` after an edit, a cold
+``make build``) runs, after its session's earlier fences, and is cached. Either way markdown-exec
+renders the fence, and a fence that raises fails the strict build.
 """
 
 from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import importlib
 import io
-import logging
 import os
 import re
 import sys
 import textwrap
 import traceback
 import types
+from collections.abc import Callable
 from pathlib import Path
 
 import markdown
 import markdown_exec
-from mkdocs.plugins import event_priority
+from markdown_it import MarkdownIt
+from mdit_py_plugins.admon import admon_plugin
 
 from docs_build import cache, figures
 
 ROOT = Path(__file__).resolve().parent.parent
 OPTION = re.compile(r'(\w+)="([^"]*)"')
 INCLUDE = re.compile(r'^--8<--\s+"(?P<path>encoder/[\w/]+\.py):[\w-]+"$')
+TAB = re.compile(r'^(?P<indent>[ \t]*)=== (?=")', re.MULTILINE)
+# A line, the blank lines after it and the indentation of the line after them. The blank lines
+# get the lesser indentation of the two: the admonition plugin ends a block at two empty lines,
+# Material does not.
+BLANKS = re.compile(
+    r"^(?P<line>(?P<before>[ \t]*)\S.*\n)(?P<blank>(?:[ \t]*\n)+)(?=(?P<after>[ \t]*)\S)",
+    re.MULTILINE,
+)
+# pymdownx.snippets as mkdocs.yml sets it up
+SNIPPETS = {"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True}
+
+
+@dataclasses.dataclass(frozen=True)
+class Fence:
+    """A fence of a page: ``text.split("\\n")[start - 1 : end]`` are its lines, markers included."""
+
+    start: int  # the line of the opening marker and info string, from 1
+    end: int  # the line of the closing marker
+    mark: str  # the opening marker: ``` or ~~~, or longer
+    info: str
+    options: dict[str, str]  # the info string's key="value" pairs
+    code: str  # the lines between the markers, less the fence's indentation
+
+
+def markdown_it() -> MarkdownIt:
+    """CommonMark, with Material's admonitions (``!!!``, ``???``) and content tabs (``=== "Tab"``,
+    read as admonitions, on the same lines) as blocks, so that the fences inside them are found."""
+    md = MarkdownIt("commonmark").use(admon_plugin)
+
+    def material_blocks(state) -> None:
+        state.src = BLANKS.sub(_indent_blanks, TAB.sub(r"\g<indent>!!! tab ", state.src))
+
+    md.core.ruler.before("block", "material_blocks", material_blocks)
+    return md
+
+
+def _indent_blanks(m: re.Match) -> str:
+    depth = min(len(m["before"]), len(m["after"]))
+    return m["line"] + (" " * depth + "\n") * m["blank"].count("\n")
+
+
+def parse(text: str) -> list[Fence]:
+    """Every fence of a page's Markdown, in order."""
+    lines, found = text.split("\n"), []
+    for token in markdown_it().parse(text):
+        if token.type == "fence":
+            start, end = token.map
+            indent = re.match(r"[ \t]*", lines[start])[0]
+            # From the page's lines: the parser saw blank lines indented (BLANKS).
+            code = "\n".join(line.removeprefix(indent) for line in lines[start + 1 : end - 1])
+            options = dict(OPTION.findall(token.info))
+            found.append(Fence(start + 1, end, token.markup, token.info, options, code))
+    return found
+
+
+def expand(text: str) -> str:
+    """``text`` with its ``--8<--`` snippets in place, as pymdownx.snippets puts them."""
+    md = markdown.Markdown(
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": SNIPPETS}
+    )
+    return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
+
+
+def include(line: str) -> tuple[str, dict]:
+    """The code an include fence shows, and a copy of its module's namespace to run it in."""
+    match = INCLUDE.match(line.strip())
+    module = importlib.import_module(match["path"].removesuffix(".py").replace("/", "."))
+    return expand(line.strip()), dict(vars(module))
 
 
 def normalize(code: str) -> str:
@@ -67,32 +135,16 @@ def execute(code: str, namespace: dict, filename: str) -> tuple[str, dict[str, s
     namespace["print"] = lambda *texts, end="\n", **_: printed.write(
         " ".join(map(str, texts)) + end
     )
-    figures.FILES.clear()
     failure = None
-    for statement in ast.parse(code, filename).body:
-        try:
-            exec(compile(ast.Module([statement], []), filename, "exec"), namespace)
-        except Exception as error:
-            failure = failure or error
+    with figures.collect() as files:
+        for statement in ast.parse(code, filename).body:
+            try:
+                exec(compile(ast.Module([statement], []), filename, "exec"), namespace)
+            except Exception as error:
+                failure = failure or error
     if failure is not None:
         raise failure
-    return printed.getvalue(), dict(figures.FILES)
-
-
-@functools.cache
-def _snippets():
-    extension = {"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True}
-    md = markdown.Markdown(
-        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": extension}
-    )
-    return md.preprocessors["snippet"]
-
-
-def include(line: str) -> tuple[str, dict]:
-    """The code an include fence shows, and a copy of its module's namespace to run it in."""
-    match = INCLUDE.match(line.strip())
-    module = importlib.import_module(match["path"].removesuffix(".py").replace("/", "."))
-    return "\n".join(_snippets().run([line.strip()])), dict(vars(module))
+    return printed.getvalue(), files
 
 
 @dataclasses.dataclass
@@ -102,75 +154,49 @@ class _Session:
     ran: int = 0  # how many of its fences ran in this build, in order
 
 
-class State:
-    package = ""
-    files = None  # the build's Files: a fence's site files join them
-    config = None
-    sessions: dict[str, _Session] = {}  # noqa: RUF012 (per page)
-    ran = 0  # fences run by this build (the rest came from the cache)
+class Fences:
+    """The python fences of one build (one language): ``formatter`` is their superfences format.
 
+    ``publish(files)`` adds the site files a fence wrote ({uri: text}) to the build."""
 
-def on_config(config):
-    State.package, State.config, State.ran = cache.package_hash(), config, 0
-    for fence in config.mdx_configs.get("pymdownx.superfences", {}).get("custom_fences", []):
-        if fence.get("format") is markdown_exec.formatter and fence["name"] == "python":
-            fence["format"] = formatter
-    return config
+    def __init__(self, publish: Callable[[dict[str, str]], None]) -> None:
+        self.publish = publish
+        self.package = cache.package_hash()
+        self.ran = 0  # fences run by this build (the rest came from the cache)
+        self.new_page()
 
+    def new_page(self) -> None:
+        """A page's sessions start empty."""
+        self.sessions: dict[str, _Session] = {}
 
-@event_priority(-110)  # the Files of the build: mkdocs-static-i18n (-100) makes new ones
-def on_files(files, config):
-    State.files = files
-    return files
+    def formatter(self, source: str, language: str, css_class: str, options: dict, md, **kwargs):
+        """markdown-exec's formatter, running a fence only when the cache does not have it."""
+        name = options.get("session") or ""
+        session = self.sessions.setdefault(name, _Session()) if name else _Session()
+        session.codes.append(normalize(source))
+        key = fence_key(self.package, name, session.codes)
 
+        def run(code: str, **_) -> str:
+            entry = cache.get(key)
+            if entry is None and os.environ.get("FENCES_SKIP"):  # a build that only warms caches
+                return ""
+            if entry is None:
+                entry = self._run(name, session, code)
+                cache.put(key, entry)
+            self.publish(entry["files"])
+            return entry["printed"]
 
-def on_pre_page(page, config, files):
-    State.sessions = {}
-    return page
+        return markdown_exec.base_format(language=language, run=run, code=source, md=md, **options)
 
-
-def on_post_build(config) -> None:
-    logging.getLogger("mkdocs").info(  # once per language: mkdocs-static-i18n builds each
-        "fences: %d ran in this build (%s), the others were cached",
-        State.ran,
-        config.theme.get("language", "en"),
-    )
-
-
-def _publish(files: dict[str, str]) -> None:
-    from mkdocs.structure.files import File
-
-    for uri, text in files.items():
-        if State.files.get_file_from_path(uri) is None:
-            State.files.append(File.generated(State.config, uri, content=text))
-
-
-def formatter(source: str, language: str, css_class: str, options: dict, md, **kwargs):
-    """markdown-exec's formatter, running a fence only when the cache does not have it."""
-    name = options.get("session") or ""
-    session = State.sessions.setdefault(name, _Session()) if name else _Session()
-    session.codes.append(normalize(source))
-    key = fence_key(State.package, name, session.codes)
-
-    def run(code: str, **_) -> str:
-        entry = cache.get(key)
-        if entry is None and os.environ.get("FENCES_SKIP"):  # a build that only warms caches
-            return ""
-        if entry is None:
-            try:
-                for n, earlier in enumerate(session.codes[session.ran : -1], session.ran + 1):
-                    execute(earlier, session.namespace, f"<session {name}: fence {n}>")
-                n = len(session.codes)
-                printed, files = execute(code, session.namespace, f"<session {name}: fence {n}>")
-            except Exception as error:
-                raise markdown_exec.ExecutionError(
-                    markdown_exec.code_block("python", traceback.format_exc())
-                ) from error
-            State.ran += 1
-            session.ran = len(session.codes)
-            entry = {"printed": printed, "files": files}
-            cache.put(key, entry)
-        _publish(entry["files"])
-        return entry["printed"]
-
-    return markdown_exec.base_format(language=language, run=run, code=source, md=md, **options)
+    def _run(self, name: str, session: _Session, code: str) -> dict:
+        """Run the fence ``code``, after the earlier fences of its session that have not run."""
+        try:
+            for n, each in enumerate([*session.codes[session.ran : -1], code], session.ran + 1):
+                printed, files = execute(each, session.namespace, f"<session {name}: fence {n}>")
+        except Exception as error:
+            raise markdown_exec.ExecutionError(
+                markdown_exec.code_block("python", traceback.format_exc())
+            ) from error
+        self.ran += 1
+        session.ran = len(session.codes)
+        return {"printed": printed, "files": files}

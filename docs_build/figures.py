@@ -21,6 +21,8 @@ build adds to the site (``docs_build/fences.py``).
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 import importlib.metadata
 import io
@@ -31,7 +33,7 @@ import posixpath
 import re
 import sys
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import markdown
@@ -359,12 +361,27 @@ class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor)
         return {k: str(round(float(v) * px.get(unit, 1))) for k, v, unit in LENGTH.findall(root)}
 
 
-FILES: dict[str, str] = {}  # site files written by the fence that runs now: {uri: text}
+# The site files that the fence running now writes ({uri: text}): fences.execute collects them.
+_WRITTEN: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar(
+    "the site files of a fence that docs_build.fences runs"
+)
+
+
+@contextlib.contextmanager
+def collect() -> Iterator[dict[str, str]]:
+    """The site files that ``write`` and ``save`` write inside the block: {uri: text}."""
+    written: dict[str, str] = {}
+    token = _WRITTEN.set(written)
+    try:
+        yield written
+    finally:
+        _WRITTEN.reset(token)
 
 
 def write(uri: str, text: str) -> str:
-    """Write a site file (``explorers/reverse.json``); return its URI, from the site's root."""
-    FILES[uri] = text
+    """Write a site file (``explorers/reverse.json``) of the fence that runs (see ``collect``);
+    return its URI, from the site's root."""
+    _WRITTEN.get()[uri] = text
     return uri
 
 

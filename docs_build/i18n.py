@@ -16,6 +16,8 @@ from urllib.parse import urlsplit
 
 from mkdocs.plugins import event_priority
 
+from docs_build import fences
+
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 LANG = "zh"
 STALE_TITLE = "英文原文已更新"
@@ -73,16 +75,16 @@ def on_post_page(output: str, page, config) -> str:
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # punctuation, ideographs, full-width forms
 CJK_BREAK = re.compile(rf"(?<=[{CJK}])\n[ \t]*(?=[{CJK}])")
-FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
 def join_cjk_lines(markdown: str) -> str:
     """Join the lines broken between two Chinese characters, outside code fences."""
-    out, at = [], 0
-    for fence in FENCE.finditer(markdown):
-        out += [CJK_BREAK.sub("", markdown[at : fence.start()]), fence[0]]
-        at = fence.end()
-    return "".join([*out, CJK_BREAK.sub("", markdown[at:])])
+    fenced = {n for f in fences.parse(markdown) for n in range(f.start, f.end)}  # from 1
+
+    def join(m: re.Match) -> str:  # unless the break ends a line of a fence
+        return m[0] if markdown.count("\n", 0, m.start()) + 1 in fenced else ""
+
+    return CJK_BREAK.sub(join, markdown)
 
 
 def source_hash(path: Path) -> str:

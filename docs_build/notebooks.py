@@ -23,16 +23,12 @@ import re
 from pathlib import Path
 from urllib.parse import urljoin
 
-import markdown
+from docs_build import fences
 
 RUNS = re.compile(r'\bexec="on"')
 # A fence that prints HTML draws one of the site's figures or exports an explorer, with the
 # site's build code (docs_build): the notebook embeds the figure and links the explorer instead.
 SITE_ONLY = re.compile(r'\bhtml="true"')
-FENCE = re.compile(
-    r"^(?P<indent>[ \t]*)(?P<mark>`{3,})(?P<info>[^`\n]*)\n(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
 BLOCK = re.compile(
     r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?(?:"(?P<title>[^"]*)")?\s*$',
     re.MULTILINE,
@@ -106,28 +102,28 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
                 }
             )
 
-    for fence in FENCE.finditer(text):
-        prose(text[at : fence.start()])
-        at = fence.end()
-        body = "\n".join(line.removeprefix(fence["indent"]) for line in fence["body"].splitlines())
-        if SITE_ONLY.search(fence["info"]):  # draws a figure (embedded below) or exports an
-            if "_explorer" in body:  # explorer, linked here
+    lines = text.split("\n")
+    for fence in fences.parse(text):
+        prose("\n".join(lines[at : fence.start - 1]))
+        at = fence.end
+        if SITE_ONLY.search(fence.info):  # draws a figure (embedded below) or exports an
+            if "_explorer" in fence.code:  # explorer, linked here
                 prose(EXPLORER_TEXT[lang].format(url=link("", "")))
             continue
-        if RUNS.search(fence["info"]):
+        if RUNS.search(fence.info):
             out.append(
                 {
                     "cell_type": "code",
                     "execution_count": None,
                     "metadata": {},
                     "outputs": [],
-                    "source": body.strip("\n"),
+                    "source": fence.code.strip("\n"),
                 }
             )
         else:
-            lang_name = (fence["info"].split() or [""])[0]
-            prose(f"{fence['mark']}{lang_name}\n{body}\n{fence['mark']}")
-    prose(text[at:])
+            lang_name = (fence.info.split() or [""])[0]
+            prose(f"{fence.mark}{lang_name}\n{fence.code}\n{fence.mark}")
+    prose("\n".join(lines[at:]))
     for n, cell in enumerate(out):
         cell["id"] = f"cell-{n}"
     return out
@@ -153,10 +149,7 @@ def notebook(page, config, site_dir: Path) -> dict:
         figures |= {k.removesuffix("-zh"): v for k, v in figures.items() if k.endswith("-zh")}
     source = f"git+{config.repo_url.rstrip('/')}.git" if config.repo_url else "encoder"
     body = cells(
-        _expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config),
-        link,
-        figures,
-        lang,
+        fences.expand(Path(page.file.abs_src_path).read_text(encoding="utf-8")), link, figures, lang
     )
     title = page.title  # the navigation's name, unless the page has a heading of its own
     if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
@@ -184,14 +177,6 @@ def notebook(page, config, site_dir: Path) -> dict:
     return {"cells": all_cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
 
 
-def _expanded(text: str, config) -> str:
-    settings = config.mdx_configs.get("pymdownx.snippets", {})
-    md = markdown.Markdown(
-        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": settings}
-    )
-    return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
-
-
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$")
 
 
@@ -210,7 +195,7 @@ def notebook_for(page, config) -> str | None:
         return posixpath.basename(src) if copied else None
     if page.meta.get("notebook") is False:
         return None
-    if not RUNS.search(_expanded(Path(page.file.abs_src_path).read_text(encoding="utf-8"), config)):
+    if not RUNS.search(fences.expand(Path(page.file.abs_src_path).read_text(encoding="utf-8"))):
         return None
     stem = posixpath.basename(posixpath.splitext(src)[0])
     return f"{stem if stem != 'index' else 'home'}.ipynb"

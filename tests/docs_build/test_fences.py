@@ -1,20 +1,24 @@
-"""The fences of a toy page: each a pytest-markdown-docs item (conftest.py), then a build that
-shows them from the cache (docs_build/fences.py).
+"""The fences of a toy page: each a pytest-markdown-docs item (conftest.py), then rendered from
+the cache by ``fences.Fences``, as the build renders them (docs_build/fences.py).
 
 The toy page has a markdown-exec session across a tab and a fold, an include fence and a
 figure; it lives under .cache/ (inside the repository, so that pytest uses conftest.py), with a
-cache of its own. The toy site has the real site's fence machinery and no theme.
+cache of its own. Python-Markdown renders it with the site's fence extensions, the python fences
+given to ``Fences`` as the site's plugin gives them.
 """
 
 from __future__ import annotations
 
-import logging
 import os
 import subprocess
 import sys
 from pathlib import Path
 
+import markdown
+import markdown_exec
 import pytest
+
+from docs_build import fences
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 'python exec="on" session="s" source="above" result="text"'
@@ -50,20 +54,6 @@ print("defined")
 
 ![A line, drawn by a fence.](figures/toy-line.svg)
 """
-CONFIG = f"""\
-site_name: toy
-docs_dir: docs
-markdown_extensions:
-  - admonition
-  - pymdownx.details
-  - pymdownx.superfences
-  - pymdownx.tabbed: {{alternate_style: true}}
-  - pymdownx.snippets: {{base_path: [{ROOT}], check_paths: true, dedent_subsections: true}}
-  - attr_list
-  - md_in_html
-plugins: [markdown-exec]
-hooks: [{ROOT / "docs_build/fences.py"}]
-"""
 
 
 @pytest.fixture
@@ -71,39 +61,50 @@ def toy():
     folder = ROOT / ".cache" / f"toy-{os.getpid()}"
     (folder / "docs").mkdir(parents=True, exist_ok=True)
     (folder / "docs" / "index.md").write_text(PAGE)
-    (folder / "mkdocs.yml").write_text(CONFIG)
     yield folder
     subprocess.run(["rm", "-rf", str(folder)], check=True)
 
 
-def run(toy: Path, *command: str, cache: str = "cache") -> subprocess.CompletedProcess:
-    env = {**os.environ, "DOCS_CACHE": str(toy / cache), "NO_MKDOCS_2_WARNING": "1"}
+def pytest_items(toy: Path, *args: str) -> subprocess.CompletedProcess:
+    command = ["pytest", "-p", "no:cacheprovider", "-rA", "-q", *args, "docs/index.md"]
+    env = {**os.environ, "DOCS_CACHE": str(toy / "cache")}
     return subprocess.run(
         [sys.executable, "-m", *command], cwd=toy, env=env, capture_output=True, text=True
     )
 
 
-def pytest_items(toy: Path, *args: str) -> subprocess.CompletedProcess:
-    return run(toy, "pytest", "-p", "no:cacheprovider", "-rA", "-q", *args, "docs/index.md")
+def render(toy: Path, site: fences.Fences) -> str:
+    """The toy page in HTML, its python fences formatted by ``site``."""
+    python = {"validator": markdown_exec.validator, "format": site.formatter, "class": "python"}
+    md = markdown.Markdown(
+        extensions=["admonition", "pymdownx.details", "pymdownx.superfences", "pymdownx.tabbed"],
+        extension_configs={
+            "pymdownx.superfences": {"custom_fences": [{"name": "python", **python}]},
+            "pymdownx.tabbed": {"alternate_style": True},
+        },
+    )
+    site.new_page()
+    return md.convert(fences.expand((toy / "docs" / "index.md").read_text()))
 
 
-def mkdocs_build(toy: Path, dest: str, cache: str, monkeypatch, caplog) -> str:
-    """``mkdocs build --strict`` of the toy, in this process (torch is imported already);
-    returns its log."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    monkeypatch.setenv("DOCS_CACHE", str(toy / cache))
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="mkdocs"):
-        build(load_config(str(toy / "mkdocs.yml"), site_dir=str(toy / dest), strict=True))
-    return caplog.text
+def test_parse_finds_each_fence_with_its_lines_and_its_code_as_on_the_page():
+    found = fences.parse(PAGE)
+    assert [(f.start, f.end) for f in found] == [(3, 6), (10, 15), (19, 24), (26, 28)]
+    assert found[1].options == {"exec": "on", "session": "s", "source": "above", "result": "text"}
+    assert found[1].code == (  # the page's lines, less the tab's indentation
+        "print(value + 1)\n\n\nmore = value * 2  # after two blank lines, as pages have them"
+    )
 
 
-def test_cold_build_then_items_then_a_build_that_runs_no_fence(toy, monkeypatch, caplog):
-    cold = mkdocs_build(toy, "cold", "cold", monkeypatch, caplog)
-    assert "fences: 3 ran in this build" in cold, cold
-    assert "82" in (toy / "cold" / "index.html").read_text()
+def test_cold_render_then_items_then_a_render_that_runs_no_fence(toy, monkeypatch):
+    monkeypatch.setenv("DOCS_CACHE", str(toy / "cold"))
+    published: dict[str, str] = {}
+    cold = fences.Fences(publish=published.update)
+    html = render(toy, cold)
+    assert cold.ran == 3 and "82" in html, html
+    assert "figures/toy-line-dark.svg" in published
+    render(toy, cold)  # again: new_page() empties the sessions, so each fence is found
+    assert cold.ran == 3
     # The items, on a cache of their own; the first fence counts its runs, the third checks it.
     page = toy / "docs" / "index.md"
     count = 'print("defined"); import builtins; builtins.ran = getattr(builtins, "ran", 0) + 1'
@@ -114,11 +115,13 @@ def test_cold_build_then_items_then_a_build_that_runs_no_fence(toy, monkeypatch,
     for line in (3, 10, 19, 26):  # the fences' info lines, in a tab, a fold, an include
         assert "docs/index.md::[CodeFence#" in tested.stdout
         assert f"[line:{line}]" in tested.stdout, tested.stdout
-    built = mkdocs_build(toy, "site", "cache", monkeypatch, caplog)
-    assert "fences: 0 ran in this build" in built, built
-    html = (toy / "site" / "index.html").read_text()
+    monkeypatch.setenv("DOCS_CACHE", str(toy / "cache"))
+    published.clear()
+    warm = fences.Fences(publish=published.update)
+    html = render(toy, warm)
+    assert warm.ran == 0
     assert "42" in html and "82" in html  # the outputs, from the items' cache
-    assert (toy / "site" / "figures" / "toy-line-dark.svg").exists()
+    assert "figures/toy-line-dark.svg" in published
     alone = pytest_items(toy, "-k", "line:19")  # the third fence: its session's run first
     assert "1 passed, 3 deselected" in alone.stdout, alone.stdout
 
