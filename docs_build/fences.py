@@ -1,5 +1,5 @@
-"""The pages' fences: one parser, one snippet expander, and one cache that each python fence
-runs into once, for the tests or for the build.
+"""The pages' fences: one parser, one snippet expander, and one cache, so that each python fence
+runs once, for the tests or for the build.
 
 ``parse`` finds every fence of a page's Markdown, for the tests, the notebooks and the Chinese
 pages' joined lines; ``expand`` puts a page's ``--8<--`` snippets in place, as the build does.

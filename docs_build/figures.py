@@ -15,14 +15,13 @@ found, so ``mkdocs serve`` stays fast.
 A page's fence draws a figure from what it computed with ``save(NAME, draw)``: the same variants,
 written as the site files ``figures/NAME.svg``, ``figures/NAME-dark.svg`` (and ``-zh``), which
 the page shows with the same image line as any figure. ``write(uri, text)`` writes any other
-site file (the explorers' weights). Both go to ``FILES``, which the fence runner caches and the
-build adds to the site (``docs_build/fences.py``).
+site file (the explorers' weights). Both go to the files of the fence that runs (``collect``),
+which the fence runner caches and the build adds to the site (``docs_build/fences.py``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import contextvars
 import importlib
 import importlib.metadata
 import io
@@ -34,6 +33,7 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from pathlib import Path
 
 import markdown
@@ -362,25 +362,21 @@ class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor)
 
 
 # The site files that the fence running now writes ({uri: text}): fences.execute collects them.
-_WRITTEN: contextvars.ContextVar[dict[str, str]] = contextvars.ContextVar(
-    "the site files of a fence that docs_build.fences runs"
-)
+_WRITTEN: ContextVar[dict[str, str]] = ContextVar("the site files of the fence that runs now")
 
 
 @contextlib.contextmanager
 def collect() -> Iterator[dict[str, str]]:
     """The site files that ``write`` and ``save`` write inside the block: {uri: text}."""
-    written: dict[str, str] = {}
-    token = _WRITTEN.set(written)
+    token = _WRITTEN.set({})
     try:
-        yield written
+        yield _WRITTEN.get()
     finally:
         _WRITTEN.reset(token)
 
 
 def write(uri: str, text: str) -> str:
-    """Write a site file (``explorers/reverse.json``) of the fence that runs (see ``collect``);
-    return its URI, from the site's root."""
+    """Write a site file of the fence that runs (``explorers/reverse.json``); return its URI."""
     _WRITTEN.get()[uri] = text
     return uri
 
