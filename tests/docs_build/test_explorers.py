@@ -52,9 +52,10 @@ def test_learn_export_holds_the_maps_of_each_kept_step_and_needs_step_0():
     trained = model()
     history = train(trained, task, steps=3, eval_every=0, checkpoints=[0, 3])
     mirror = {step: torch.zeros(2, 2) for step in history.checkpoints}
-    html = learn_explorer(trained, history, mirror, run={"init_seed": 0})
+    with figures.collect() as written:
+        html = learn_explorer(trained, history, mirror, run={"init_seed": 0})
     assert 'data-explorer="learn" data-run="explorers/learn.json"' in html
-    data = json.loads(figures.FILES["explorers/learn.json"])
+    data = json.loads(written["explorers/learn.json"])
     assert data["steps"] == [0, 3] and len(data["loss"]) == 3
     start = model()  # the weights of step 0
     ids = torch.tensor([LEARN_INPUTS[1]])
