@@ -25,10 +25,12 @@ import shutil
 import subprocess
 import threading
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 
 from docs_build import cache
 from docs_build.cache import ROOT
+from docs_build.html import Edit, Node, edit, parse
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 LOCK = ROOT / "package-lock.json"
@@ -140,19 +142,15 @@ def stylesheet() -> str:
 
 
 # --- finding the formulas in a page's HTML ---------------------------------------------------
-# pymdownx.arithmatex (generic): \(...\) inline in a span, \[...\] (or \begin{env}) in a div.
-ARITHMATEX = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<tex>.*?)</(?P=tag)>', re.DOTALL)
-# In the text of a notebook's markdown cell, as MathJax finds it there ($ and $$, \( and \[;
-# \$ is a dollar sign).
+# A formula is an element of class "arithmatex" (pymdownx.arithmatex, generic: \(...\) inline in
+# a span, \[...\] or \begin{env} in a div) or, on a notebook page, in the text of a markdown
+# cell as MathJax finds it there ($ and $$, \( and \[; \$ is a dollar sign).
 NOTEBOOK_MATH = re.compile(
     r"\$\$(?P<d1>.+?)\$\$|\\\[(?P<d2>.+?)\\\]|\\\((?P<i1>.+?)\\\)"
     r"|(?<![\\$])\$(?P<i2>[^$]+?)(?<!\\)\$",
     re.DOTALL,
 )
-TAG = re.compile(r"<!--.*?-->|<(?P<end>/?)(?P<name>[a-zA-Z][\w-]*)(?P<attrs>[^>]*)>", re.DOTALL)
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 NO_MATH = {"code", "pre", "script", "style", "textarea", "kbd", "samp"}
-MARKDOWN_CELL = re.compile(r'class="[^"]*\bjp-RenderedMarkdown\b')
 
 
 def _arithmatex_tex(body: str) -> tuple[str, bool]:
@@ -164,32 +162,30 @@ def _arithmatex_tex(body: str) -> tuple[str, bool]:
     return tex, True  # \begin{env} ... \end{env}
 
 
-def _notebook_spans(html: str) -> list[tuple[int, int, str, bool]]:
-    """(start, end, TeX, display) of each formula in the text of notebook markdown cells."""
+def _formulas(html: str, nodes: list[Node], notebook: bool) -> list[tuple]:
+    """(start, end, TeX, display, wrapper tag) of each formula of a page, in order."""
     found = []
-    stack: list[tuple[str, bool, bool]] = []  # (tag, in a markdown cell, in code)
-    at = 0
-    for tag in TAG.finditer(html):
-        in_cell = bool(stack) and stack[-1][1]
-        in_code = bool(stack) and stack[-1][2]
-        if in_cell and not in_code and tag.start() > at:
-            for m in NOTEBOOK_MATH.finditer(html, at, tag.start()):
+    for node in nodes:
+        if node.tag in ("span", "div") and "arithmatex" in node.classes():
+            tex, display = _arithmatex_tex(html[node.inner : node.close])
+            found.append((node.start, node.end, tex, display, node.tag))
+        elif notebook and node.tag == "#text" and _markdown_text(node):
+            for m in NOTEBOOK_MATH.finditer(html, node.start, node.end):
                 inline = m["i1"] if m["i1"] is not None else m["i2"]
                 display = m["d1"] if m["d1"] is not None else m["d2"]
-                tex = display if inline is None else inline
-                found.append((m.start(), m.end(), htmllib.unescape(tex).strip(), inline is None))
-        at = tag.end()
-        name = (tag["name"] or "").lower()
-        if not name or name in VOID or tag["attrs"].rstrip().endswith("/"):
-            continue
-        if tag["end"]:
-            while stack:  # tolerate unclosed tags: pop to the matching one
-                if stack.pop()[0] == name:
-                    break
-        else:
-            cell = in_cell or bool(MARKDOWN_CELL.search(tag["attrs"]))
-            stack.append((name, cell, in_code or name in NO_MATH))
+                tex = htmllib.unescape(display if inline is None else inline).strip()
+                found.append((m.start(), m.end(), tex, inline is None, "span"))
     return found
+
+
+def _markdown_text(node: Node) -> bool:
+    """Whether a text is of a notebook's markdown cell, outside code."""
+    cell = False
+    while (node := node.parent) is not None:
+        if node.tag in NO_MATH:
+            return False
+        cell = cell or "jp-RenderedMarkdown" in node.classes()
+    return cell
 
 
 def _container(html: str) -> str:
@@ -201,8 +197,8 @@ def _container(html: str) -> str:
 # --- a formula's text form, for the search index ---------------------------------------------
 # Material's search indexes a page's text; without a formula's words a result's snippet would
 # read "its own  features". Each formula gets a plain-text form (d_model, √d_k, QKᵀ) in a span
-# that the search plugin reads and typeset.on_page_context removes from the page.
-SEARCH_TEXT = re.compile(r'<span class="search-text" hidden>[^<]*</span>')
+# that the search plugin reads; typeset_html returns these spans, for the build to remove them
+# from the page once the search plugin has read it.
 SYMBOLS = {
     "cdot": "·", "times": "×", "top": "ᵀ", "in": "∈", "approx": "≈", "le": "≤", "ge": "≥",
     "ne": "≠", "to": "→", "infty": "∞", "dots": "…", "ldots": "…", "cdots": "…", "partial": "∂",
@@ -245,26 +241,26 @@ def text_form(tex: str) -> str:
 CLOSING = re.compile(r"[，。、；：！？）」』》】,.;:!?)\]]+")  # punctuation that closes a phrase
 
 
-def typeset_html(html: str, *, notebook: bool = False) -> tuple[str, list[str]]:
-    """The page with every formula typeset, and the TeX errors ("TeX: message")."""
-    spans: list[tuple[int, int, str, bool, str]] = []  # start, end, TeX, display, wrapper tag
-    for m in ARITHMATEX.finditer(html):
-        tex, display = _arithmatex_tex(m["tex"])
-        spans.append((m.start(), m.end(), tex, display, m["tag"]))
-    if notebook:
-        spans += [(a, b, tex, d, "span") for a, b, tex, d in _notebook_spans(html)]
-        spans.sort()
-    if not spans:
-        return html, []
-    result = typeset([(tex, display) for _, _, tex, display, _ in spans])
-    out, at = [], 0
-    for (start, end, tex, _, tag), container in zip(spans, result.html, strict=True):
-        text = f'<span class="search-text" hidden>{text_form(tex)}</span>'
-        drawn = f'<{tag} class="arithmatex">{_container(container)}{text}</{tag}>'
+Tidy = Callable[[str, list[Node]], list[Edit]]  # html.page_edits, html.notebook_edits
+
+
+def typeset_html(
+    html: str, *, notebook: bool = False, tidy: Tidy | None = None
+) -> tuple[str, list[str], list[str]]:
+    """The page with every formula typeset, the TeX errors ("TeX: message"), and the spans of
+    the formulas' text forms it inserted (each to remove with ``str.replace`` once indexed).
+
+    ``tidy(html, nodes)`` gives more edits to make in the same pass: a page is parsed once."""
+    nodes = parse(html, text=notebook)
+    edits = tidy(html, nodes) if tidy else []
+    formulas = _formulas(html, nodes, notebook)
+    result = typeset([(tex, display) for _, _, tex, display, _ in formulas])
+    texts = []
+    for (start, end, tex, _, tag), container in zip(formulas, result.html, strict=True):
+        texts.append(f'<span class="search-text" hidden>{text_form(tex)}</span>')
+        drawn = f'<{tag} class="arithmatex">{_container(container)}{texts[-1]}</{tag}>'
         closing = CLOSING.match(html, end) if tag == "span" else None
         if closing:  # "，" never starts a line: the browser may break after the formula's box
             drawn, end = f'<span class="nowrap">{drawn}{closing[0]}</span>', closing.end()
-        out += [html[at:start], drawn]
-        at = end
-    out += [html[at:], result.defs]
-    return "".join(out), result.errors
+        edits.append((start, end, drawn))
+    return edit(html, edits) + result.defs, result.errors, texts

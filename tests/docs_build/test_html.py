@@ -1,0 +1,79 @@
+"""The build's HTML edits (docs_build/html.py, and the formulas mathjax.py finds with its parser):
+each changes what it targets and leaves every other character as it was."""
+
+from __future__ import annotations
+
+import functools
+from types import SimpleNamespace
+
+from docs_build import html, mathjax
+
+# Tags that fool a regular expression: a "</p>" in a script, a ">" in an attribute, a comment
+# and an element left open.
+TRICKY = '<p title="a > b">x<script>s = "</p>"</script><!-- <b> --><li>open</p>'
+
+
+def test_parse_finds_each_tag_where_it_is_and_edit_keeps_the_rest():
+    p, text, script, _, _, li, _ = html.parse(TRICKY, text=True)
+    assert TRICKY[p.start : p.inner] == '<p title="a > b">' and TRICKY[p.close : p.end] == "</p>"
+    assert TRICKY[script.inner : script.close] == 's = "</p>"' and script.parent is p
+    assert li.parent is p and li.end == p.close  # closed with its parent
+    assert html.edit(TRICKY, [(text.start, text.end, "y")]) == TRICKY.replace(">x<", ">y<")
+    assert html.edit(TRICKY, [(p.start, p.end, ""), (text.start, text.end, "y")]) == ""
+
+
+def test_page_edits():
+    empty = '<div class="language-text highlight"><pre><span></span><code>\n</code></pre></div>'
+    printed = '<div class="language-text highlight"><pre><code>42\n</code></pre></div>'
+    code = '<code><span class="n">x</span><span class="w"> </span><span class="o">=</span></code>'
+    page = f'{empty}{printed}<p><span class="n">n</span></p>{code}'
+    assert mathjax.typeset_html(page, tidy=html.page_edits)[0] == (
+        '<div class="language-text highlight" data-search-exclude><pre><code>42\n</code></pre>'
+        '</div><p><span class="n">n</span></p><code>x <span class="o">=</span></code>'
+    )
+
+
+def test_notebook_edits():
+    page = (
+        '<!-- Load mathjax --><script src=""> </script><!-- End of mathjax configuration -->'
+        '<script type="module">q(".jp-Mermaid > pre")</script>\n<style>p {}</style>'
+        '<h2 id="1">第 1 步 <code>x</code><a class="anchor-link" href="#1">¶</a></h2>'
+        '<h2 id="step-2">Step 2<a class="anchor-link" href="#step-2">¶</a></h2>'
+        '<div class="jp-InputPrompt jp-InputArea-prompt">In [1]:</div>'
+    )
+    toc = [SimpleNamespace(id="_1", children=[]), SimpleNamespace(id="step-2", children=[])]
+    tidy = functools.partial(html.notebook_edits, toc=toc)
+    assert mathjax.typeset_html(page, notebook=True, tidy=tidy)[0] == (
+        '<style>p {}</style><h2 id="第-1-步-x">第 1 步 <code>x</code>'
+        '<a class="anchor-link" href="#第-1-步-x" data-search-exclude="chrome">¶</a></h2>'
+        '<h2 id="step-2">Step 2<a class="anchor-link" href="#step-2" '
+        'data-search-exclude="chrome">¶</a></h2><div class="jp-InputPrompt jp-InputArea-prompt" '
+        'data-search-exclude="chrome">In [1]:</div>'
+    )
+    assert [item.id for item in toc] == ["第-1-步-x", "step-2"]
+
+
+def test_page_head_reads_the_head_only():
+    head = (
+        '<head><link rel="alternate" href="./" hreflang="en">\n'
+        '<link rel="alternate" href="./" hreflang="zh">\n'
+        '<link rel="stylesheet" href="../assets/_mkdocstrings.css">\n</head>'
+    )
+    body = '<body><link rel="alternate" href="./" hreflang="zh"></body>'
+    homes = {"en": "/", "zh": "/zh/"}
+    assert html.page_head(head + body, homes, drop_css=True) == (
+        '<head><link rel="alternate" href="/" hreflang="en">\n'
+        f'<link rel="alternate" href="/zh/" hreflang="zh">\n</head>{body}'
+    )
+    assert "_mkdocstrings.css" in html.page_head(head, homes, drop_css=False)
+
+
+def test_notebook_formulas_are_found_in_markdown_cells_outside_code():
+    cell = '<div class="jp-RenderedMarkdown"><p>$a &lt; b$ and <code>$c$</code></p></div>'
+    page = f'<p>$d$</p>{cell}<span class="arithmatex">\\(e\\)</span>'
+    nodes = html.parse(page, text=True)
+    found = [(page[a:b], tex, d) for a, b, tex, d, _ in mathjax._formulas(page, nodes, True)]
+    assert found == [
+        ("$a &lt; b$", "a < b", False),
+        ('<span class="arithmatex">\\(e\\)</span>', "e", False),
+    ]
