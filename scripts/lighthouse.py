@@ -4,11 +4,9 @@ same run: prints each page's median performance score and total blocking time (T
     SITE_URL=http://127.0.0.1:8765/ .venv/bin/mkdocs build --strict -d /tmp/site
     .venv/bin/python scripts/lighthouse.py /tmp/site "" attention/ pitfalls/ --runs 3
 
-The site is gzipped and served by http-server as GitHub Pages serves it (compressed), on
-127.0.0.1:8765; "bare/" is a one-page Material site with search, built here. Scores move with
-the machine's load, so compare a page with bare/ of the same run. Lighthouse and http-server
-come from npm (scripts/lighthouse/package.json), installed on first use.
-"""
+The site is served gzipped, as GitHub Pages serves it; "bare/" is a one-page Material site built
+here: scores move with the machine's load, so compare with bare/ of the same run. Lighthouse and
+http-server come from npm (scripts/lighthouse/package.json), installed on first use."""
 
 from __future__ import annotations
 

@@ -64,18 +64,14 @@ def test_every_cited_work_is_in_the_sources(edition):
     end = home.find("\n## ", start + 1)
     sources = home[start : end if end > 0 else None]
     entries = re.split(r"\n\s*\n|\n- ", sources)
-    pages = [p for p in (docs / edition).rglob("*.md")]
-    pages = [p for p in pages if edition or not p.is_relative_to(docs / "zh")]
     missing = set()
-    for page in pages:
-        text = page.read_text(encoding="utf-8").replace(sources, "")
-        cited = {(m[1], m[2]) for m in CITED.finditer(text)}
-        cited |= {(name, "") for name in NAMED if name in text}
-        missing |= {
-            (page.name, *work)
-            for work in cited
-            if not any(work[0] in e and work[1] in e for e in entries)
-        }
+    for page in (docs / edition).rglob("*.md"):
+        if edition or not page.is_relative_to(docs / "zh"):
+            text = page.read_text(encoding="utf-8").replace(sources, "")
+            cited = {(m[1], m[2]) for m in CITED.finditer(text)}
+            cited |= {(n, "") for n in NAMED if n in text}
+            missing |= {(page.name, name, year) for name, year in cited
+                        if not any(name in e and year in e for e in entries)}  # fmt: skip
     assert not missing, sorted(missing)
 
 
@@ -85,9 +81,8 @@ CDN = re.compile(
     r"|cdnjs\.cloudflare\.com|ajax\.googleapis\.com|esm\.sh|code\.jquery\.com|cdn\.mathjax\.org)"
     r"[^\s\"'`)]*"
 )
-INERT = {  # (file, address prefix): why it never loads on this site
-    # Material's fallback for browsers without ResizeObserver, and its Mermaid loader (no page
-    # has a diagram: checked below); nbconvert's Mermaid loader on notebook pages, likewise.
+INERT = {  # (file, address prefix) never loaded here: Material's ResizeObserver fallback, and
+    # its and nbconvert's Mermaid loaders (no page has a Mermaid diagram: checked below).
     ("assets/javascripts/bundle.*.min.js", "https://unpkg.com/resize-observer-polyfill"),
     ("assets/javascripts/bundle.*.min.js", "https://unpkg.com/mermaid@"),
     ("*notebooks/*/index.html", "https://cdnjs.cloudflare.com/ajax/libs/mermaid"),
@@ -129,9 +124,8 @@ def test_formulas_arrive_typeset_and_no_mathjax_runs_in_the_browser(pages):
 
 
 def test_pages_carry_no_wrappers_that_draw_nothing(pages):
-    # Pygments' spans around names and spaces (docs_build/hooks.py) and MathJax's groups that only
-    # name their MathML node (docs_build/mathjax.mjs) are removed at build to keep pages light; if
-    # a new Pygments or MathJax writes them another way, the removal stops silently.
+    # Pygments' spans around names and spaces and MathJax's groups that only name their MathML
+    # node are removed at build; if a new Pygments or MathJax writes them otherwise, it stops.
     wrappers = re.compile(r'<span class="[nw]">|<g data-mml-node="(?!maction|merror|mtable)\w+">')
     found = {p: len(wrappers.findall(t)) for p, t in pages.items() if "jupyter-wrapper" not in t}
     assert {p: n for p, n in found.items() if n} == {}
@@ -173,10 +167,9 @@ LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhre
 
 @pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
 def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site, lang):
-    """A concept page as served, gzipped: its HTML and the stylesheets and scripts it links,
-    without images, the search index (one per language, fetched when the reader reaches for
-    search) and the explorers' files, which their widgets fetch only when they come into view
-    (the browser tests check both): at most 250 kB. Those files: at most 2 MB in all."""
+    """A concept page's HTML and the stylesheets and scripts it links, gzipped: not its images,
+    the search index (fetched on search) nor the explorers' files (fetched in view: the browser
+    tests check it), which are at most 2 MB in all."""
     weights = {}
     for page in CONCEPT_PAGES:
         html = site.html(lang + page)

@@ -1,8 +1,7 @@
-"""'Run this page' in the run's build: every page whose code runs at build has its notebook
-(docs_build/notebooks.py), holding the page's fences in order, its figures embedded and nothing
-that only the site understands; a notebook page offers its own notebook; every notebook offered,
-in both languages, is valid and runs from top to bottom in Jupyter (all of them in CI's fresh
-venv). The download button itself is clicked in tests/site/browser/test_downloads.py."""
+"""'Run this page' in the run's build: every page whose code runs at build offers its notebook,
+the page's fences in order, its figures embedded and nothing only the site understands; a
+notebook page offers its own. Each is valid and runs in Jupyter (all of them in CI's fresh venv).
+The download button itself is clicked in tests/site/browser/test_downloads.py."""
 
 from __future__ import annotations
 
@@ -16,22 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from docs_build import fences
+
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
 RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
-RUNS = re.compile(r'^[ \t]*```python exec="on"(?![^\n]*html="true")', re.MULTILINE)
-# A fence the notebook runs: its indent, its body (the page's code, as the reader runs it).
-RUN_FENCE = re.compile(
-    r'^(?P<indent>[ \t]*)(?P<mark>`{3,})python exec="on"(?![^\n]*html="true")[^\n]*\n'
-    r"(?P<body>.*?)^[ \t]*(?P=mark)[ \t]*$",
-    re.MULTILINE | re.DOTALL,
-)
-WITH_CODE = sorted(
-    p.name
-    for p in DOCS.glob("*.md")
-    if RUNS.search(p.read_text()) and "\nnotebook: false" not in p.read_text()
-)
+NOTEBOOK_FENCE = re.compile(r'python exec="on"(?!.*html="true")')  # none of the site's HTML
+
+
+def runs(text: str) -> list[str]:
+    """The code of the fences of ``text`` that its notebook runs."""
+    return [f.code.strip("\n") for f in fences.parse(text) if NOTEBOOK_FENCE.match(f.info)]
+
+
+MARKDOWN = {p.name: p.read_text(encoding="utf-8") for p in DOCS.glob("*.md")}
+WITH_CODE = sorted(n for n, md in MARKDOWN.items() if runs(md) and "\nnotebook: false" not in md)
 NOTEBOOK_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.ipynb"))
 
 
@@ -47,8 +46,7 @@ SOURCE = {
     for s in [p.relative_to(DOCS).as_posix() for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]]
     if not s.startswith("zh/") or not lang
 }
-# Every page that offers a notebook, in both languages: those whose code runs at build, and the
-# notebook pages.
+# Every page that offers a notebook, in both languages: those with code, and the notebook pages.
 OFFERED = sorted(
     {lang + url_path(s) for s in WITH_CODE for lang in ("", "zh/")}
     | {page for page, src in SOURCE.items() if src.suffix == ".ipynb"}
@@ -66,18 +64,6 @@ def test_the_pages_that_offer_a_notebook(site):
     offering = [p for p in site.pages if DOWNLOAD.search(site.html(p))]
     assert offering == [p for p in site.pages if p in OFFERED]
     assert set(OFFERED) <= set(site.pages)
-
-
-def _expanded(text: str) -> str:
-    """A page's Markdown with its ``--8<--`` includes in place (a Chinese page includes the
-    English page's fences)."""
-    import markdown
-
-    snippets = {"base_path": [str(ROOT)], "check_paths": True, "dedent_subsections": True}
-    md = markdown.Markdown(
-        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": snippets}
-    )
-    return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
 
 
 @pytest.mark.parametrize("offered", OFFERED)
@@ -100,12 +86,9 @@ def test_every_offered_notebook_is_valid_and_the_page_own(site, offered: str):
     title = re.search(r"<h1[^>]*>(.*?)</h1>", site.html(offered), re.DOTALL)[1]
     title = html.unescape(re.sub(r"<[^>]+>", "", title)).rstrip("¶").strip()
     assert notebook["cells"][0]["source"].startswith(f"# {title}\n"), offered
-    fences = [
-        "\n".join(line.removeprefix(m["indent"]) for line in m["body"].splitlines()).strip("\n")
-        for m in RUN_FENCE.finditer(_expanded(source.read_text(encoding="utf-8")))
-    ]
     code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"]
-    assert code[1:] == fences, offered  # after the set-up cell, the page's fences in order
+    # After the set-up cell, the page's fences in order (a Chinese page includes the English's).
+    assert code[1:] == runs(fences.expand(source.read_text(encoding="utf-8"))), offered
 
 
 @pytest.mark.parametrize("source", WITH_CODE)
@@ -126,13 +109,10 @@ def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang:
 
 @pytest.fixture(scope="module")
 def jupyter(tmp_path_factory) -> tuple[Path, Path | None]:
-    """The folder of the ``jupyter`` to run notebooks with, and the repository their set-up
-    cell installs the package from (None: it is installed already).
-
-    With NOTEBOOK_VENV=1 (CI), a new venv holding what a reader brings (torch's CPU build,
-    Jupyter) and not the package, and a bare clone of this repository's HEAD, from which the
-    set-up cell installs it (the published notebooks install it from GitHub the same way).
-    Otherwise the project's venv."""
+    """The folder of the ``jupyter`` to run notebooks with, and the repository their set-up cell
+    installs the package from: the project's venv (None: installed already) or, with
+    NOTEBOOK_VENV=1 (CI), a new venv of what a reader brings (torch's CPU build, Jupyter) and a
+    bare clone of HEAD, installed from as the published notebooks install from GitHub."""
     if not os.environ.get("NOTEBOOK_VENV"):
         return Path(sys.executable).parent, None
     tmp = tmp_path_factory.mktemp("fresh")

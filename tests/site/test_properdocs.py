@@ -1,9 +1,6 @@
-"""The site also builds with ProperDocs, MkDocs 1.x's drop-in fork, into the same pages.
-
-Material for MkDocs reaches end of life on 2027-05-05 and MkDocs 1.x has had no release since
-2024-08: ``properdocs build`` / ``properdocs serve`` in place of ``mkdocs build`` / ``mkdocs
-serve`` is the way out this keeps open. ProperDocs builds on the run's cache, so it runs no fence.
-"""
+"""The site also builds with ProperDocs, MkDocs 1.x's drop-in fork, into the same pages (and
+runs no fence: it builds on the run's cache). Material for MkDocs reaches end of life on
+2027-05-05 and MkDocs 1.x has had no release since 2024-08: this keeps ProperDocs a way out."""
 
 from __future__ import annotations
 

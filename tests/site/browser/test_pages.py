@@ -1,21 +1,12 @@
-"""Every page of the site, English and Chinese, visited in Chromium at 1280 px and on a phone.
-
-On each page: its shown images load, code stays in its box, its links and anchors resolve, it
-asks no other host for anything (``problems``), and axe-core finds nothing (every rule). A
-concept page's core (top of the article to ``## Deeper``) fits in 8 screens, and it shows at
-most 2,000 words of prose unfolded (``words``: the article's text outside code, formulas,
-explorers and closed <details>). Where the colour scheme changes what is drawn (figures,
-explorers), the palette toggle switches to dark: the dark figures show, the explorers change
-colours and axe's contrast rule passes there too.
-
-Then the page as a phone shows it (``phone``: 390 px, touch), with every <details> open. There,
-and at 1280 px: no formula is drawn under 3 px wide or high, one wider than the screen lies in
-a box that scrolls sideways, the page itself does not, and no figure's text is drawn under 9 px
-(an SVG image's smallest text, at the width the image is drawn). On the phone, axe's
-target-size and scrollable-region-focusable rules find nothing and no explorer's control is
-under 24 x 24 px.
-``SCREENSHOTS=1`` saves each page, in each scheme visited and at 390 px, under
-test-artifacts/browser/.
+"""Every page, English and Chinese, in Chromium at 1280 px and on a phone (``phone``: 390 px,
+touch, every <details> open). Its shown images load, code stays in its box, links and anchors
+resolve, it asks no other host (``problems``) and axe-core finds nothing (every rule). A concept
+page's core (article top to ``## Deeper``) fits in 8 screens, with at most 2,000 words of prose
+shown unfolded. Where the scheme changes what is drawn, the toggle to dark shows the dark figures,
+changes the explorers' colours and passes axe's contrast rule. At both widths no formula is drawn
+under 3 px, one wider than the screen scrolls in a box, the page does not, and no figure's text is
+drawn under 9 px; on the phone, axe's target-size and scrollable-region-focusable rules pass and
+no explorer control is under 24 x 24 px. ``SCREENSHOTS=1`` saves each view under test-artifacts/.
 """
 
 from __future__ import annotations
@@ -37,15 +28,11 @@ CONCEPT_PAGES = {
 MAX_SCREENS = 8  # of 900 px, at 1280 px wide
 MAX_WORDS = 2000  # of prose shown unfolded on a concept page (``words``)
 MIN_TEXT = 9  # CSS px: the smallest figure text, as drawn
-# axe's rules that a phone's width decides: a tap target of 24 x 24 px, or room around it (WCAG
-# 2.2 AA), and a box that scrolls sideways (a table, tab labels, a formula) reachable by keyboard.
+# axe's rules that a phone's width decides: tap targets (WCAG 2.2 AA), sideways boxes by keyboard.
 PHONE_RULES = ["target-size", "scrollable-region-focusable"]
 
-# Draw every block now (the page draws a block near the viewport: content-visibility, which
-# axe's colour check and the core's length need drawn), load the shown images (they are
-# lazy), draw every explorer (drawn near the viewport), then read what the tests check. On the
-# phone every folded block (<details>) is opened first, so that what it holds is checked too, and
-# the explorers' controls are measured.
+# Draw every block (content-visibility draws only near the viewport; axe's colour check and the
+# core's length need them drawn), every lazy image and explorer, then read what the tests check.
 LOOK = """async ({ phone, measure, minText }) => {
   if (phone) for (const d of document.querySelectorAll("article details")) d.open = true;
   const drawn = document.createElement("style");
@@ -68,21 +55,16 @@ LOOK = """async ({ phone, measure, minText }) => {
   const article = document.querySelector("article");
   const deeper = article?.querySelector("h2#deeper");
   const width = document.documentElement.clientWidth;
+  const above = (e, test, p = e.parentElement) => // an element between e and <body> passes test
+    !!p && p !== document.body && (test(p) || above(p, test));
   const scrolls = (e) => /auto|scroll/.test(getComputedStyle(e).overflowX)
     && e.scrollWidth > e.clientWidth;
-  const inScroller = (e) => {
-    for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
-      if (scrolls(p)) return true;
-    }
-    return false;
-  };
   const formulas = !measure ? [] : visible("mjx-container > svg").map((svg) => ({
     tex: svg.parentElement.textContent.replace(/\\s+/g, " ").trim().slice(0, 50),
     r: svg.getBoundingClientRect(),
     svg,
   }));
   return {
-    scheme: document.body.dataset.mdColorScheme,
     unloaded: shown.filter((i) => !(i.complete && i.naturalWidth > 0)).map((i) => i.src),
     variants: visible("img[src*='#only-']").map((i) => i.getAttribute("src")),
     heat: explorers.map((e) => getComputedStyle(e).getPropertyValue("--explorer-heat")),
@@ -98,17 +80,15 @@ LOOK = """async ({ phone, measure, minText }) => {
     formulas: formulas.filter((f) => f.r.width < 3 || f.r.height < 3)
       .map((f) => `${f.tex}: drawn ${f.r.width} x ${f.r.height} px`),
     unscrolled: formulas
-      .filter((f) => (f.r.left < -1 || f.r.right > width + 1) && !inScroller(f.svg))
+      .filter((f) => (f.r.left < -1 || f.r.right > width + 1) && !above(f.svg, scrolls))
       .map((f) => `${f.tex}: ${Math.round(f.r.left)} to ${Math.round(f.r.right)} px of ${width}`),
     figures: measure ? await figureText(visible("article img")) : [],
     sideways: measure && document.documentElement.scrollWidth > width ? sticking(width) : [],
     taps: phone ? smallControls() : [],
   };
 
-  // The explorers' controls drawn under 24 x 24 px, as big as the target a finger needs
-  // (WCAG 2.2 AA), without the exception for small targets far enough apart that axe's
-  // target-size rule makes: its cells, sliders and radio buttons are close together. A control
-  // in a <label> is as big as the label, which a tap on it works too.
+  // Explorer controls under 24 x 24 px (WCAG 2.2 AA), without axe's exception for small targets
+  // far apart: theirs are close together. A control in a <label> is as big as the label.
   function smallControls() {
     const controls = "input, button, select, a[href], [role=slider], [role=button]";
     return visible(`[data-explorer] :is(${controls})`).map((e) => {
@@ -121,9 +101,8 @@ LOOK = """async ({ phone, measure, minText }) => {
     });
   }
 
-  // Words of prose the reader sees without unfolding anything: the article's text outside
-  // code, formulas and explorers, in what is shown (checkVisibility: not in a closed <details>
-  // nor a hidden tab). Words and Chinese characters, counted apart (see ``words``).
+  // Words of prose shown unfolded (not in a closed <details> nor a hidden tab), outside code,
+  // formulas and explorers; Chinese characters counted apart (see ``words``).
   function prose(root) {
     const skip = "pre, code, mjx-container, [data-explorer], script, style, .headerlink";
     const counted = new Map();
@@ -141,10 +120,9 @@ LOOK = """async ({ phone, measure, minText }) => {
     return { latin, han };
   }
 
-  // The smallest text of each shown SVG image, in CSS px as drawn: matplotlib draws glyphs as
-  // paths in groups `scale(s -s)`, 100 s its font size in the drawing's units; a diagram's <text>
-  // takes its font-size from its own stylesheet (read in a shadow root, where it stays). Either
-  // is scaled by the image's drawn width over its viewBox's.
+  // The smallest text of each shown SVG image, in CSS px as drawn: matplotlib's glyphs are paths
+  // in groups `scale(s -s)` (font size 100 s); a diagram's <text> takes its size from its own
+  // stylesheet (read in a shadow root). Either is scaled by drawn width over viewBox width.
   async function figureText(images) {
     window.fontSizes ??= new Map();
     const small = [];
@@ -183,16 +161,10 @@ LOOK = """async ({ phone, measure, minText }) => {
     return { size: Math.min(...sizes), box };
   }
 
-  // The outermost elements that stick out past the screen's right edge, outside any box that
-  // scrolls or clips them.
+  // The outermost elements past the screen's right edge, in no box that scrolls or clips them.
   function sticking(width) {
     const out = (e) => e.getBoundingClientRect().right > width + 1;
-    const clipped = (e) => {
-      for (let p = e.parentElement; p && p !== document.body; p = p.parentElement) {
-        if (getComputedStyle(p).overflowX !== "visible") return true;
-      }
-      return false;
-    };
+    const clipped = (e) => above(e, (p) => getComputedStyle(p).overflowX !== "visible");
     return [...document.body.querySelectorAll("*")]
       .filter((e) => out(e) && !(e.parentElement && out(e.parentElement)) && !clipped(e))
       .filter((e) => getComputedStyle(e).position !== "fixed")
@@ -202,19 +174,15 @@ LOOK = """async ({ phone, measure, minText }) => {
 }"""
 
 
-# axe-core's contrast rule takes most of its time on code, where thousands of tokens share a
-# few styles, and every rule walks the formulas' drawings, which axe skips (aria-hidden; their
-# MathML beside them is checked). Before axe runs, every token but the first of each kind is
-# unwrapped into its parent's text (the text and the colour pairs stay), and the drawings are
-# emptied: a third of the elements, half the time.
+# Before axe: code tokens but the first of each kind become their parent's text (the text and
+# its colour pairs stay) and the formulas' drawings, which axe skips for their MathML, are emptied.
 FOR_AXE = """() => {
   const seen = new Set();
   for (const el of document.querySelectorAll("pre code span:not(:has(*))")) {
     const names = [el.closest(".admonition, details, .tabbed-set")?.className];
     for (let e = el; e.tagName !== "PRE"; e = e.parentElement) names.push(e.className);
     const key = names.join("<");
-    if (seen.has(key)) el.replaceWith(el.textContent);
-    else seen.add(key);
+    seen.has(key) ? el.replaceWith(el.textContent) : seen.add(key);
   }
   const drawings = "mjx-container > svg[aria-hidden=true], svg#MJX-SVG-global-cache";
   for (const svg of document.querySelectorAll(drawings)) {
@@ -257,13 +225,14 @@ def _shot(page, path: str, scheme: str) -> None:
 
 
 def _look(page, phone: bool = False, measure: bool = True) -> dict:
-    """LOOK; ``measure``: with what ``_seen`` checks (the dark scheme draws the same)."""
+    """LOOK; ``measure``: formulas, figure text, width, words too (dark draws the same)."""
     return page.evaluate(LOOK, {"phone": phone, "measure": measure, "minText": MIN_TEXT})
 
 
 def _seen(look: dict, where: str) -> list[str]:
-    """What a reader at this width cannot read: formulas, figure text, the page's width."""
-    fails = [f"{where}: formula drawn too small: {f}" for f in look["formulas"]]
+    """What a reader cannot see: images, formulas, figure text, past the page's width."""
+    fails = [f"{where}: not loaded: {u}" for u in look["unloaded"]]
+    fails += [f"{where}: formula drawn too small: {f}" for f in look["formulas"]]
     fails += [f"{where}: formula past the screen, scrolls nowhere: {f}" for f in look["unscrolled"]]
     fails += [f"{where}: figure text {px} px: {name}" for name, px in look["figures"]]
     fails += [f"{where}: the page scrolls sideways: {e}" for e in look["sideways"]]
@@ -271,9 +240,7 @@ def _seen(look: dict, where: str) -> list[str]:
 
 
 def words(count: dict) -> int:
-    """Words of prose: its Latin words, and 0.6 of a word for each Chinese character, so that a
-    Chinese page is held to the limit its English twin is: the eight concept pages' Chinese
-    prose has 1.65 characters for each English word of their twins (1.5 to 1.8 per page)."""
+    """Latin words, and 0.6 of a word per Chinese character: a Chinese page's limit, its twin's."""
     return round(count["latin"] + 0.6 * count["han"])
 
 
@@ -281,8 +248,7 @@ def test_page(page, phone, site, page_path, problems):
     page.goto(site.url(page_path))
     light = _look(page)
     _shot(page, page_path, "light")
-    fails = [f"not loaded: {u}" for u in light["unloaded"]]
-    fails += [f"scrolls sideways: {t!r}" for t in light["overflowing"]]
+    fails = [f"scrolls sideways: {t!r}" for t in light["overflowing"]]
     fails += _broken(site, light["links"])
     fails += [f"dark figure in light: {s}" for s in light["variants"] if "#only-dark" in s]
     fails += _seen(light, "1280 px")
@@ -300,7 +266,7 @@ def test_page(page, phone, site, page_path, problems):
         page.wait_for_function("document.body.dataset.mdColorScheme === 'slate'")
         dark = _look(page, measure=False)
         _shot(page, page_path, "dark")
-        fails += [f"not loaded in dark: {u}" for u in dark["unloaded"]]
+        fails += _seen(dark, "dark")
         fails += [f"light figure in dark: {s}" for s in dark["variants"] if "#only-light" in s]
         if len(dark["variants"]) != len(light["variants"]):
             fails.append(f"figures shown: {len(light['variants'])} light, {dark['variants']}")
@@ -316,7 +282,6 @@ def test_page(page, phone, site, page_path, problems):
     phone.goto(site.url(page_path))
     small = _look(phone, phone=True)
     _shot(phone, page_path, "390")
-    fails += [f"390 px: not loaded: {u}" for u in small["unloaded"]]
     fails += _seen(small, "390 px")
     taps = collections.Counter(small["taps"])
     fails += [f"390 px: tap target under 24 px: {t} ({n}x)" for t, n in taps.items()]
@@ -326,9 +291,8 @@ def test_page(page, phone, site, page_path, problems):
     assert not fails, "\n".join(fails)
 
 
-# Each linked box of the home page's diagram, from the drawing's source (docs_build.figures):
-# where the link lies over the shown image, in % of it, and where the point at its centre
-# belongs to (the link itself, unless something covers it).
+# Each linked box of the home diagram: where it lies over the shown image (% of it), and whether
+# the point at its centre belongs to the link itself.
 BOXES = """() => {
   const img = [...document.querySelectorAll(".figure-map img")].find((i) => i.checkVisibility());
   img.scrollIntoView({ block: "center" });
@@ -349,8 +313,8 @@ BOXES = """() => {
 
 @pytest.mark.parametrize("home", ["", "zh/"], ids=["en", "zh"])
 def test_home_diagram_boxes_open_their_pages(page, site, problems, home):
-    """The boxes of the home page's diagram are links, over the boxes they name, in the
-    page's language; a click on one opens its page, and so does Enter on it."""
+    """The home diagram's boxes are links over the boxes they name, in the page's language; a
+    click on one opens its page, and so does Enter."""
     from docs_build import figures
 
     page.goto(site.url(home))
