@@ -51,13 +51,14 @@ markdown_extensions:
   - pymdownx.superfences
   - pymdownx.snippets: {{base_path: [".", {ROOT}], check_paths: true, dedent_subsections: true}}
 plugins:
-  - markdown-exec
+  - markdown-exec: {{languages: []}}
   - i18n:
       docs_structure: folder
       languages:
         - {{locale: en, name: English, default: true}}
         - {{locale: zh, name: 中文, nav: [{{首页: index.md}}, {{玩具: toy.md}}]}}
-hooks: [{ROOT / "docs_build/hooks.py"}, {ROOT / "docs_build/fences.py"}]
+  - mkdocs-jupyter
+  - encoder-site
 """
 
 
