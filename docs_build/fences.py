@@ -98,10 +98,11 @@ def parse(text: str) -> list[Fence]:
     return found
 
 
-def expand(text: str) -> str:
-    """``text`` with its ``--8<--`` snippets in place, as pymdownx.snippets puts them."""
+def expand(text: str, settings: dict = SNIPPETS) -> str:
+    """``text`` with its ``--8<--`` snippets in place, as pymdownx.snippets puts them with
+    ``settings`` (a site's own, from its mkdocs.yml; by default this repository's)."""
     md = markdown.Markdown(
-        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": SNIPPETS}
+        extensions=["pymdownx.snippets"], extension_configs={"pymdownx.snippets": settings}
     )
     return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
 

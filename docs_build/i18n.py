@@ -1,76 +1,54 @@
-"""MkDocs hook: what the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n,
-which builds it in a second build: notebooks kept as pages, a search index and a sitemap per
-language, the English 404 page, Chinese lines joined, notebook heading ids, and the warning on a
-page whose English original changed (``python -m docs_build.i18n [--check] [PAGE...]``). Why
-each part: CONTRIBUTING.md, section 6."""
+"""What the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n, which builds it
+in a second build: notebooks kept as pages, a sitemap of its own, Chinese lines joined, and the
+warning on a page whose English original changed (``python -m docs_build.i18n [--check]
+[PAGE...]`` records or checks it). The plugin (``plugin.py``) calls these; why each part is
+needed: CONTRIBUTING.md, section 6."""
 
 from __future__ import annotations
 
 import argparse
 import hashlib
-import json
 import os
 import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
-from urllib.parse import urlsplit
-
-from mkdocs.plugins import event_priority
 
 from docs_build import fences
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 LANG = "zh"
 STALE_TITLE = "英文原文已更新"
+SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def is_zh(src_uri: str) -> bool:  # a source under docs/zh/, or a location under /zh/
     return src_uri.startswith(LANG + "/")
 
 
-@event_priority(-110)  # after mkdocs-static-i18n (-100), which made every notebook a plain File
-def on_files(files, config):
-    pages = config.plugins["mkdocs-jupyter"].on_files(files, config)  # notebooks as pages
+def notebook_pages(files, config):
+    """The notebooks as pages of this build (mkdocs-static-i18n made every notebook a plain
+    File); an English notebook shown untranslated in the Chinese edition goes under /zh/."""
+    pages = config.plugins["mkdocs-jupyter"].on_files(files, config)
     for file, page in zip(list(files), list(pages), strict=True):
         if page is not file:  # in place: the plugin's Files find a page in either language
             files.remove(file)
             files.append(page)
-            if config.theme["language"] == LANG and not is_zh(file.src_uri):  # shown untranslated
+            if config.theme["language"] == LANG and not is_zh(file.src_uri):
                 page.dest_path = f"{LANG}/{page.dest_path}"
                 page.abs_dest_path = os.path.join(config.site_dir, page.dest_path)
                 page.url = f"{LANG}/{page.url}"
     return files
 
 
-_NOT_FOUND: dict[str, str] = {}  # the English 404 page of this build
-
-
-def on_post_template(output: str, template_name: str, config) -> str:
-    # Each edition writes 404.html at the site's root, and the last one built would win
-    # (mkdocs-static-i18n#284): the site's 404 page stays the default edition's, English.
-    if template_name == "404.html" and config.theme["language"] != LANG:
-        _NOT_FOUND["en"] = output
-    return _NOT_FOUND.get("en", output) if template_name == "404.html" else output
-
-
-def on_page_context(context, page, config, nav):
-    # A translated notebook's switcher: the plugin, which sees no notebook page, links home.
+def notebook_switcher(page, config) -> None:
+    """A translated notebook's switcher links to its English twin: mkdocs-static-i18n, which
+    sees no notebook page, links it to the home page."""
     uri = page.file.src_uri
     english = Path(config.docs_dir, uri.removeprefix(LANG + "/"))
     if is_zh(uri) and uri.endswith(".ipynb") and english.exists():
-        for alternate in config.extra.alternate:  # the plugin sets it as an attribute
+        for alternate in config.extra.alternate:
             if alternate["lang"] != LANG:
                 alternate["link"] = page.url.removeprefix(LANG + "/")
-    return context
-
-
-HEAD_ALTERNATE = re.compile(r'(<link rel="alternate" href=")[^"]*(" hreflang="(\w+)">)')
-
-
-def on_post_page(output: str, page, config) -> str:
-    """The head's alternates stay at the homes: Material fetches the sitemap.xml beside them."""
-    root = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
-    home = {LANG: f"{root}{LANG}/"}
-    return HEAD_ALTERNATE.sub(lambda m: m[1] + home.get(m[3], root) + m[2], output)
 
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # punctuation, ideographs, full-width forms
@@ -91,7 +69,8 @@ def source_hash(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()[:12]
 
 
-def on_page_markdown(markdown: str, page, config, files) -> str:
+def page_markdown(markdown: str, page, config) -> str:
+    """A Chinese page with its lines joined, and a banner when its English original changed."""
     uri = page.file.src_uri
     if not is_zh(uri) or not uri.endswith(".md"):
         return markdown
@@ -109,56 +88,17 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
     return markdown[:at] + "\n" + banner + markdown[at:]
 
 
-NB_HEADING = re.compile(r'(<h[1-6] id=")([^"]*)(">(.*?)<a class="anchor-link" href="#)\2"', re.S)
-
-
-def _toc_items(toc):
-    for item in toc:
-        yield item
-        yield from _toc_items(item.children)
-
-
-def on_page_content(html: str, page, config, files) -> str:
-    """A notebook's Chinese headings get ids made of their words: mkdocs-jupyter's ids keep ASCII
-    only ("第 1 步" -> "1"), its contents others ("_1"); and it ranks below its concept page."""
-    from pymdownx.slugs import slugify
-
-    if not page.file.src_uri.endswith(".ipynb"):
-        return html
-    # A notebook walks through what a concept page teaches, with the same words in its title:
-    # search lists it below that page (Material's per-page boost).
-    page.meta["search"] = {"boost": 0.5}
-    items, headings = list(_toc_items(page.toc)), list(NB_HEADING.finditer(html))
-    if len(items) != len(headings):
-        return html
-    for item, heading in zip(items, headings, strict=True):
-        if not heading[4].isascii():
-            item.id = slugify(case="lower")(re.sub(r"<[^>]+>", "", heading[4]), "-")
-            html = html.replace(heading[0], f'{heading[1]}{item.id}{heading[3]}{item.id}"', 1)
-    return html
-
-
-@event_priority(-110)  # after mkdocs-static-i18n (-100) has written both editions' entries
-def on_post_build(config) -> None:
-    """One search index per language, and /zh/sitemap.xml (Material fetches the sitemap of each
-    language of its switcher; the plugin writes one, at the root)."""
-    site, urls = Path(config.site_dir), re.compile(r"[ \t]*<url>.*?</url>\n", re.S)
-    if (site / "sitemap.xml").exists():
-        root = (site / "sitemap.xml").read_text(encoding="utf-8")
-        chinese = [url for url in urls.findall(root) if re.search(f"<loc>[^<]*/{LANG}/", url)]
-        head = root[: urls.search(root).start()]
-        (site / LANG / "sitemap.xml").write_text(head + "".join(chinese) + "</urlset>\n", "utf-8")
-    path = site / "search" / "search_index.json"
-    if not path.exists():
+def write_sitemap(site: Path) -> None:
+    """/zh/sitemap.xml, the Chinese pages of the site's sitemap: Material fetches the sitemap
+    of each language of its switcher, and mkdocs-static-i18n writes one, at the root."""
+    if not (site / "sitemap.xml").exists():
         return
-    index = json.loads(path.read_text(encoding="utf-8"))
-    zh = [doc for doc in index["docs"] if is_zh(doc["location"])]
-    en = [doc for doc in index["docs"] if not is_zh(doc["location"])]
-    english = {"config": {**index["config"], "lang": ["en"]}, "docs": en}  # no lunr.zh to load
-    chinese = Path(config.site_dir, LANG, "search", "search_index.json")
-    chinese.parent.mkdir(parents=True, exist_ok=True)
-    for where, part in ((path, english), (chinese, {**index, "docs": zh})):
-        where.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")), "utf-8")
+    ET.register_namespace("", SITEMAP)
+    tree = ET.parse(site / "sitemap.xml")
+    for url in list(tree.getroot()):
+        if f"/{LANG}/" not in url.findtext(f"{{{SITEMAP}}}loc", ""):
+            tree.getroot().remove(url)
+    tree.write(site / LANG / "sitemap.xml", encoding="UTF-8", xml_declaration=True)
 
 
 RECORDED = re.compile(r"^source_hash:[ \t]*(\w*).*$", re.MULTILINE)  # in its front matter

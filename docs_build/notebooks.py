@@ -1,4 +1,4 @@
-"""MkDocs hook: "run this page", every page that runs code can be downloaded as a notebook.
+"""Run this page: every page that runs code can be downloaded as a notebook.
 
 For each Markdown page with markdown-exec fences, the build writes ``<page>/<page>.ipynb`` beside
 the page: a cell that installs the package when it is missing, then the page in order, its
@@ -7,7 +7,7 @@ pymdownx.snippets expanded it, so a Chinese page's notebook holds the English pa
 Chinese prose. Site-only markup goes (HTML comments and elements, ``{: #id }`` attributes,
 admonition markers, which become bold titles); a figure is embedded as an attachment (its light
 variant, as built); an explorer becomes a link to it on the page. The page shows a download button
-beside its title (``overrides/partials/actions.html``, from ``page.meta["notebook"]``) and, when
+beside its title (``overrides/partials/notebook.html``, from ``page.meta["notebook"]``) and, when
 ``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
 and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
 A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``notebook_for`` decides.
@@ -16,14 +16,13 @@ A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``noteboo
 from __future__ import annotations
 
 import base64
-import functools
 import json
 import posixpath
 import re
 from pathlib import Path
 from urllib.parse import urljoin
 
-from docs_build import fences
+from docs_build import fences, page_figures
 
 RUNS = re.compile(r'\bexec="on"')
 # A fence that prints HTML draws one of the site's figures or exports an explorer, with the
@@ -32,10 +31,6 @@ SITE_ONLY = re.compile(r'\bhtml="true"')
 BLOCK = re.compile(
     r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?(?:"(?P<title>[^"]*)")?\s*$',
     re.MULTILINE,
-)
-FIGURE = re.compile(
-    r"!\[(?P<alt>(?:[^][\n]|\[[^][\n]*\])*)\]"  # alt may hold "E[ids]"
-    r'\((?:\.\./)*figures/(?P<name>[\w-]+)\.svg(?:\s+"(?P<caption>[^"]*)")?\)'
 )
 EXPLORER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[\w-]+)"[^>]*></div>')
 RESIDUE = re.compile(
@@ -90,7 +85,7 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         part = re.sub(
             r"\n{3,}",
             "\n\n",
-            "\n".join(line.strip() for line in FIGURE.sub(embed, part).splitlines()),
+            "\n".join(line.strip() for line in page_figures.LINE.sub(embed, part).splitlines()),
         )
         if part.strip():
             out.append(
@@ -148,9 +143,7 @@ def notebook(page, config, site_dir: Path) -> dict:
     if lang == "zh":
         figures |= {k.removesuffix("-zh"): v for k, v in figures.items() if k.endswith("-zh")}
     source = f"git+{config.repo_url.rstrip('/')}.git" if config.repo_url else "encoder"
-    body = cells(
-        fences.expand(Path(page.file.abs_src_path).read_text(encoding="utf-8")), link, figures, lang
-    )
+    body = cells(_source(page, config), link, figures, lang)
     title = page.title  # the navigation's name, unless the page has a heading of its own
     if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
         heading, _, rest = body[0]["source"].partition("\n")
@@ -177,6 +170,12 @@ def notebook(page, config, site_dir: Path) -> dict:
     return {"cells": all_cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
 
 
+def _source(page, config) -> str:
+    """The page's Markdown with its snippets in place, as the site's build puts them."""
+    text = Path(page.file.abs_src_path).read_text(encoding="utf-8")
+    return fences.expand(text, config.mdx_configs.get("pymdownx.snippets", fences.SNIPPETS))
+
+
 GITHUB = re.compile(r"^https://github\.com/(?P<repo>[^/]+/[^/]+?)/?$")
 
 
@@ -195,28 +194,28 @@ def notebook_for(page, config) -> str | None:
         return posixpath.basename(src) if copied else None
     if page.meta.get("notebook") is False:
         return None
-    if not RUNS.search(fences.expand(Path(page.file.abs_src_path).read_text(encoding="utf-8"))):
+    if not RUNS.search(_source(page, config)):
         return None
     stem = posixpath.basename(posixpath.splitext(src)[0])
     return f"{stem if stem != 'index' else 'home'}.ipynb"
 
 
-def on_page_markdown(text: str, page, config, files) -> str:
-    page.meta["notebook"] = name = notebook_for(page, config)
+def colab_url(page, name: str | None, config, branch: str) -> str | None:
+    """Where Colab opens the page's notebook: the copy the Pages workflow pushes to ``branch``
+    of a GitHub repository; None without a notebook or a GitHub ``repo_url``."""
     github = GITHUB.match(config.repo_url or "")
-    if name and github:
-        path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
-        page.meta["colab"] = (
-            f"https://colab.research.google.com/github/{github['repo']}/blob/notebooks/{path}"
-        )
-    return text
+    if not (name and github):
+        return None
+    path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
+    return f"https://colab.research.google.com/github/{github['repo']}/blob/{branch}/{path}"
 
 
-def on_post_page(output: str, page, config) -> str:
-    """A Markdown page's notebook. Every page's fences have run by now (MkDocs renders every
-    page before it writes any), and their figures are in the site, to be embedded."""
+def write(page, config) -> None:
+    """Write a Markdown page's notebook beside the page. Every page's fences have run by now
+    (MkDocs renders every page before it writes any), and their figures are in the site, to be
+    embedded. mkdocs-jupyter copies a notebook page's own notebook."""
     name = page.meta.get("notebook")
-    if name and not page.file.src_uri.endswith(".ipynb"):  # mkdocs-jupyter copies those
+    if name and not page.file.src_uri.endswith(".ipynb"):
         site_dir = Path(config.site_dir)
         path = site_dir / posixpath.dirname(page.file.dest_uri) / name
         path.parent.mkdir(parents=True, exist_ok=True)  # MkDocs writes the page after this
@@ -224,108 +223,3 @@ def on_post_page(output: str, page, config) -> str:
             json.dumps(notebook(page, config, site_dir), ensure_ascii=False, indent=1) + "\n",
             encoding="utf-8",
         )
-    return output
-
-
-# --- notebook pages (mkdocs-jupyter) ---------------------------------------------------------
-# Parts that are not the notebook's text: the copy button ("Copied!"), the prompts ("In [1]:")
-# and the headings' anchor links ("¶"). Material's search plugin skips elements marked
-# data-search-exclude, then strips the attribute.
-NOT_TEXT = re.compile(
-    r'<(?P<tag>div|a) class="(?P<cls>zeroclipboard-container|jp-InputPrompt[^"]*'
-    r'|jp-OutputPrompt[^"]*|anchor-link)"'
-)
-# nbconvert's Mermaid loader: it imports Mermaid from a CDN when the notebook has a diagram
-# (none does: tests/site/test_build.py), and is a module script the page does not need.
-MERMAID = re.compile(
-    r'<script type="module">\s*document\.addEventListener\("DOMContentLoaded", async \(\) => \{'
-    r"\s*const diagrams = document\.querySelectorAll\(\"\.jp-Mermaid.*?</script>"
-    r"\s*(?:<!-- End of mermaid configuration -->)?",
-    re.DOTALL,
-)
-STYLE = re.compile(r"(<style[^>]*>)(.*?)(</style>)", re.DOTALL)
-CLASS_ATTR = re.compile(r'\bclass="([^"]*)"')
-
-
-def on_page_content(html: str, page, config, files) -> str:
-    if not page.file.src_uri.endswith(".ipynb"):
-        return html
-    html = MERMAID.sub(
-        "", NOT_TEXT.sub(r'<\g<tag> class="\g<cls>" data-search-exclude="chrome"', html)
-    )
-    # mkdocs-jupyter inlines JupyterLab's whole stylesheet (575 kB) into every notebook page;
-    # keep the rules that can match an element of this page.
-    classes = {c for attr in CLASS_ATTR.findall(html) for c in attr.split()}
-    return STYLE.sub(
-        lambda m: m[1] + prune_css(m[2], classes) + m[3] if len(m[2]) > 20_000 else m[0], html
-    )
-
-
-NOT = re.compile(r":not\((?:[^()]|\([^()]*\))*\)")
-# The document's root or body below another element (".jupyter-wrapper :root"): matches nothing.
-ROOT_BELOW = re.compile(r"\s(?::root|html|body)\b")
-CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
-
-
-def prune_css(css: str, classes: set[str]) -> str:
-    """The rules of ``css`` whose selectors can match, given the classes present in the page.
-
-    A selector is kept when every class it requires (outside ``:not(...)``) is present; the
-    rest can match no element of the page (nothing here adds classes at run time), so the
-    page looks the same. @media and @supports blocks are pruned inside; other at-rules stay.
-    """
-    return "".join(_prune(_parse(css), frozenset(classes)))
-
-
-def _prune(rules: tuple, classes: frozenset[str]) -> list[str]:
-    out = []
-    for kind, head, body in rules:
-        if kind == "rule":
-            keep = [
-                s
-                for s in head
-                if set(CLASS.findall(NOT.sub("", s))) <= classes and not ROOT_BELOW.search(s)
-            ]
-            if keep:
-                out.append(",".join(keep) + "{" + body + "}")
-        elif kind == "block":
-            inner = _prune(body, classes)
-            if inner:
-                out.append(head + "{" + "".join(inner) + "}")
-        else:
-            out.append(head)
-    return out
-
-
-@functools.cache
-def _parse(css: str) -> tuple:
-    """("rule", selectors, declarations) | ("block", "@media ...", rules) | ("raw", text, None)."""
-    import tinycss2
-
-    out = []
-    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
-        if rule.type == "qualified-rule":
-            selectors = _split_selectors(tinycss2.serialize(rule.prelude))
-            out.append(("rule", selectors, tinycss2.serialize(rule.content)))
-        elif rule.type == "at-rule":
-            head = f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}"
-            if rule.content is None:
-                out.append(("raw", head + ";", None))
-            elif rule.lower_at_keyword in {"media", "supports"}:
-                out.append(("block", head, _parse(tinycss2.serialize(rule.content))))
-            else:
-                out.append(("raw", head + "{" + tinycss2.serialize(rule.content) + "}", None))
-    return tuple(out)
-
-
-def _split_selectors(prelude: str) -> list[str]:
-    """A selector list split at its top-level commas."""
-    parts, depth, start = [], 0, 0
-    for i, ch in enumerate(prelude):
-        depth += ch in "(["
-        depth -= ch in ")]"
-        if ch == "," and depth == 0:
-            parts.append(prelude[start:i].strip())
-            start = i + 1
-    parts.append(prelude[start:].strip())
-    return [p for p in parts if p]

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import markdown
 import pytest
 
-from docs_build import figures
+from docs_build import figures, page_figures
 
 MIN_TEXT = 9  # CSS px
 PHONE, DESKTOP = 358, 688  # the article's column at 390 px, and its narrowest from 720 px on
@@ -73,7 +73,7 @@ SVG = '<svg width="600pt" height="300pt" viewBox="0 0 600 300"></svg>'  # 800 x 
 def rendered(text: str, src_uri: str, url: str, files: dict[str, str]) -> ET.Element:
     page = SimpleNamespace(file=SimpleNamespace(src_uri=src_uri, url=url))
     site = SimpleNamespace(page=page, svg=files.get)
-    html = markdown.markdown(text, extensions=[figures.FigureExtension(site)])
+    html = markdown.markdown(text, extensions=[page_figures.FigureExtension(site)])
     return ET.fromstring(f"<div>{html}</div>")
 
 
