@@ -1,16 +1,11 @@
-"""The Train page's attention explorer: trained weights exported for the browser.
+"""What the explorers of the Train and Attention pages need from the build: the trained
+models' weights, and the package's own outputs on a few inputs.
 
-``attention_explorer(models)`` (called by a fence of docs/train.md) writes, for each trained
-``TokenClassifier``, one JSON file with its configuration and its parameters (float32,
-little-endian, base64), and one JSON file of test vectors: inputs with the package's logits
-and attention maps, and every intermediate tensor of each layer's attention (``trace``: the
-explorer's "Trace one query"), which the browser tests compare with the page's own forward
-pass (``docs/assets/javascripts/explorers/attention.js``). They are
-files of the site (``explorers/``, written with ``docs_build.figures.write``), and the function
-returns the widget's HTML, whose attributes give their paths from the site's root.
-``break_it_explorer`` does the same for the page's ablations ("Break it live"), and
-``learn_explorer`` for the weights one run kept as it trained ("Watch it learn": the attention
-maps of a few fixed sequences at each kept step, and the loss).
+The pages run the models in the browser (``data-explorer="NAME"``: explorers/NAME.js), so that
+a reader can type any sequence; the package's outputs are what the browser tests hold that
+JavaScript to. Each ``NAME_explorer``, called by a fence of docs/train.md, writes its site
+files (``explorers/``, with ``docs_build.figures.write``) and returns the widget's HTML, whose
+attributes give their paths from the site's root.
 """
 
 from __future__ import annotations
@@ -33,8 +28,8 @@ from encoder import (
 from encoder.experiments import ScaleQueries
 from encoder.training import History
 
-# Inputs of the test vectors: a short, a typical and a full-length (12 tokens, the longest the
-# tasks train on) sequence; the widget accepts up to max_len.
+# --- attention ------------------------------------------------------------------------------------
+# Inputs of the test vectors: short, typical (traced too) and as long as the tasks train on.
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
@@ -61,8 +56,8 @@ def _config(model: TokenClassifier, scaled: bool = True) -> dict:
 
 def reproducible(model: TokenClassifier, scaled: bool = True) -> None:
     """Raise unless the page's JavaScript computes what ``model`` computes: sinusoidal positions
-    or none, padding id 0, and the 1/sqrt(d_k) scaling unless ``scaled`` is False, in
-    which case every attention carries ``remove_score_scaling``'s hook."""
+    or none, padding id 0, and the 1/sqrt(d_k) scaling unless ``scaled`` is False (then every
+    attention carries ``remove_score_scaling``'s hook)."""
     encoder = model.encoder
     position = encoder.embedding.position
     if not isinstance(position, PositionalEncoding | torch.nn.Identity):
@@ -90,10 +85,9 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
 
 @torch.no_grad()
 def test_vectors(model: TokenClassifier) -> list[dict]:
-    """The package's logits and attention maps for ``TEST_INPUTS``, one sequence at a time
-    (the widget runs one unpadded sequence). Computed in float64 from the float32 weights,
-    as the page computes; the positional table is the package's, computed in float32 and then
-    widened, where the page computes it in float64: that rounding (about 1e-7) remains."""
+    """The package's logits and attention maps for ``TEST_INPUTS``, one unpadded sequence at a
+    time in float64 from the float32 weights, as the page computes. The positional table
+    stays the package's float32 one, where the page's is float64: the tests allow for it."""
     model = copy.deepcopy(model).double().eval()
     vectors = []
     for ids in TEST_INPUTS:
@@ -108,14 +102,36 @@ def test_vectors(model: TokenClassifier) -> list[dict]:
     return vectors
 
 
+def attention_explorer(models: dict[str, TokenClassifier]) -> str:
+    """Write the models' weights and test vectors as site files; return the explorer's HTML."""
+    tests = {}
+    for task, model in models.items():
+        blob = json.dumps(export_weights(model, task), separators=(",", ":"))
+        write(f"explorers/attention-{task}.json", blob)
+        tests[task] = test_vectors(model)
+        tests[task][1]["trace"] = trace(model, tests[task][1]["ids"])
+    write("explorers/attention-tests.json", json.dumps(tests))
+    return attention_explorer_html(list(models))
+
+
+def attention_explorer_html(tasks: list[str]) -> str:
+    """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
+    another page (Attention's trace of one query): the same files, by name."""
+    attrs = {f"data-model-{task}": f"explorers/attention-{task}.json" for task in tasks}
+    attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
+    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
+    return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
+
+
+# --- trace ("Trace one query", shown by the attention explorer) -----------------------------------
 @torch.no_grad()
-def attention_steps(model: TokenClassifier, ids: list[int]) -> list[dict]:
-    """Every step of each layer's self-attention for one sequence, from the package's own
-    modules: x (what the attention receives), q, k, v per head (``in_proj``), the scores
-    q k^T, the scores divided by sqrt(d_k), the softmax weights and the heads' outputs
-    (``scaled_dot_product_attention``), their concatenation and the output (``out_proj``).
-    Shapes: x, concat, out (T, d_model); q, k, v, heads (H, T, d_k); scores, scaled,
-    weights (H, T, T). The output is checked against the module's forward."""
+def trace(model: TokenClassifier, ids: list[int]) -> list[dict]:
+    """Every step of each layer's self-attention on ``ids``, from the package's own modules,
+    for the browser tests to hold trace.js's numbers to: x (what the attention receives),
+    q, k, v per head (``in_proj``), the scores q k^T, the scores divided by sqrt(d_k), the
+    softmax weights and the heads' outputs (``scaled_dot_product_attention``), their
+    concatenation and the output (``out_proj``). Shapes: x, concat, out (T, d_model);
+    q, k, v, heads (H, T, d_k); scores, scaled, weights (H, T, T)."""
     model = copy.deepcopy(model).double().eval()
     inputs: list[torch.Tensor] = []
     hooks = [
@@ -138,37 +154,16 @@ def attention_steps(model: TokenClassifier, ids: list[int]) -> list[dict]:
         heads, weights = scaled_dot_product_attention(q, k, v)
         concat = heads.transpose(0, 1).reshape(T, H * dh)
         out = attn.out_proj(concat)
-        assert torch.allclose(out, attn(x, x, x)[0], atol=1e-12)  # the module's own output
+        assert torch.allclose(out, attn(x, x, x)[0], atol=1e-12)  # the steps are the module's
         named = dict(x=x[0], q=q, k=k, v=v, scores=scores, scaled=scores / math.sqrt(dh),
                      weights=weights, heads=heads, concat=concat, out=out)  # fmt: skip
         steps.append({name: t.tolist() for name, t in named.items()})
     return steps
 
 
-def attention_explorer(models: dict[str, TokenClassifier]) -> str:
-    """Write the models' weights and test vectors as site files; return the explorer's HTML."""
-    tests = {}
-    for task, model in models.items():
-        blob = json.dumps(export_weights(model, task), separators=(",", ":"))
-        write(f"explorers/attention-{task}.json", blob)
-        tests[task] = test_vectors(model)
-        tests[task][1]["trace"] = attention_steps(model, tests[task][1]["ids"])
-    write("explorers/attention-tests.json", json.dumps(tests))
-    return attention_explorer_html(list(models))
-
-
-def attention_explorer_html(tasks: list[str]) -> str:
-    """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
-    another page (Attention's trace of one query): the same files, by name."""
-    attrs = {f"data-model-{task}": f"explorers/attention-{task}.json" for task in tasks}
-    attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
-    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
-    return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
-
-
-# --- Break it live ------------------------------------------------------------------------------
+# --- break-it ("Break it live") -------------------------------------------------------------------
 # Inputs of the test vectors of every switch, besides the input it starts on.
-BROKEN_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
+BREAK_IT_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
 
 
 @torch.no_grad()
@@ -208,7 +203,7 @@ def break_it_explorer(
             path = write(f"explorers/broken-{name}.json", blob)
         spec[name] = {"task": task, "model": path, "intact": f"explorers/attention-{task}.json",
                       "pad_to": pad_to, "start": start}  # fmt: skip
-        tests[name] = _broken_vectors(model, [start, *BROKEN_INPUTS], pad_to, scaled)
+        tests[name] = _broken_vectors(model, [start, *BREAK_IT_INPUTS], pad_to, scaled)
     attrs = {
         "data-variants": json.dumps(spec, separators=(",", ":")),
         "data-challenges": json.dumps(challenges, separators=(",", ":")),
@@ -218,9 +213,9 @@ def break_it_explorer(
     return f'<div class="explorer" data-explorer="break-it" {attributes}></div>'
 
 
-# --- Watch it learn -----------------------------------------------------------------------------
-# The fixed reversal inputs whose maps the explorer shows at every kept step: the Train page's
-# sample (9 tokens), a short one and a full-length one (12).
+# --- learn ("Watch it learn") ---------------------------------------------------------------------
+# The reversal inputs whose maps the explorer shows at every kept step: the Train page's sample,
+# a short one and one as long as the task trains on.
 LEARN_INPUTS = [[3, 1, 4, 1, 5, 9, 2, 6, 5], [7, 2, 8, 1, 8], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
@@ -242,9 +237,9 @@ def _rounded(t: torch.Tensor, digits: int = 6) -> list:
 
 def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict, run: dict) -> str:
     """Write the kept steps of one run: the training loss at every step, the attention maps of
-    LEARN_INPUTS at each kept step (rounded to 1e-6), the page's measured weight on the
-    mirrored key per layer and head (``mirror_weight``: step -> (L, H)) and ``run``, what the
-    browser tests retrain it from. Returns the explorer's HTML."""
+    LEARN_INPUTS at each kept step (rounded: a smaller file to fetch), the page's measured
+    weight on the mirrored key per layer and head (``mirror_weight``: step -> (L, H)) and
+    ``run``, what the browser tests retrain it from. Returns the explorer's HTML."""
     if 0 not in history.checkpoints or len(history.checkpoints) < 2:
         raise ValueError(f"need step 0 and a later step, got {sorted(history.checkpoints)}")
     maps = checkpoint_maps(model, history.checkpoints, LEARN_INPUTS)

@@ -180,12 +180,12 @@ STEPS = ("x", "q", "k", "v", "scores", "scaled", "weights", "heads", "concat", "
 
 def test_trace_one_query_equals_the_package(page, site):
     # The Train page's models, traced on the Attention page.
-    widget = _open(page, site, "attention/", "attention", then="[data-state='ok'] .explorer__step")
+    widget = _open(page, site, "attention/", "attention", then="[data-state='ok'] .trace__step")
     tests = _fetch(widget, site, "data-tests")
     diffs = {}  # every step of every layer, for every task, against the package's tensors
     for task, vectors in tests.items():
         vector = next(v for v in vectors if "trace" in v)
-        got = _js(widget, "run", task, vector["ids"])["steps"]
+        got = _js(widget, "run", task, vector["ids"])["trace"]
         for layer, (mine, theirs) in enumerate(zip(got, vector["trace"], strict=True)):
             diffs |= {(task, layer, name): _diff(mine[name], theirs[name]) for name in STEPS}
     _assert_exact(diffs, "trace")
@@ -202,19 +202,19 @@ def test_trace_one_query_equals_the_package(page, site):
     readout = widget.locator(".explorer__readout-line").inner_text()
     assert f"weight {steps['weights'][head][q][k]:.3f}" in readout
     # What the trace shows is the package's numbers, rounded.
-    shown = {s.get_attribute("data-step"): s for s in widget.locator(".explorer__step").all()}
+    shown = {s.get_attribute("data-step"): s for s in widget.locator(".trace__step").all()}
     assert list(shown) == ["x", "q", "scores", "heads", "concat", "out"]
     assert _shown(steps["x"][q]) in shown["x"].inner_text()
     assert _shown(steps["q"][head][q]) in shown["q"].inner_text()
     assert _shown(steps["heads"][head][q]) in shown["heads"].inner_text()
     assert _shown(steps["out"][q]) in shown["out"].inner_text()
-    rows = shown["scores"].locator("tbody tr:not(.explorer__kv)").all()
+    rows = shown["scores"].locator("tbody tr:not(.trace__kv)").all()
     assert len(rows) == len(ids)
     for j, row in enumerate(rows):
         numbers = [f"{steps[n][head][q][j]:.3f}" for n in ("scores", "scaled", "weights")]
         assert row.locator("td").all_inner_texts() == [ids[j], *numbers]
     # Each key's k_j and v_j: in a row of its own, shown by the button (and kept shown).
-    kv = shown["scores"].locator("tbody tr.explorer__kv")
+    kv = shown["scores"].locator("tbody tr.trace__kv")
     assert kv.count() == len(ids) and not any(r.is_visible() for r in kv.all())
     toggle = shown["scores"].locator("button[aria-controls]")
     assert toggle.get_attribute("aria-expanded") == "false"
@@ -231,7 +231,7 @@ def test_trace_one_query_equals_the_package(page, site):
     assert marked == _shown(head_slice) == _shown(steps["heads"][head][q])
     assert f"{head * d_k} to {(head + 1) * d_k - 1}" in shown["concat"].inner_text()
     # Each step links its formula (the Attention page) and its code (the API page): both exist.
-    links = widget.locator(".explorer__step a").evaluate_all("links => links.map((a) => a.href)")
+    links = widget.locator(".trace__step a").evaluate_all("links => links.map((a) => a.href)")
     assert len(links) == 2 * 6
     text = functools.cache(lambda url: page.evaluate("async (u) => (await fetch(u)).text()", url))
     for link in links:
@@ -239,11 +239,11 @@ def test_trace_one_query_equals_the_package(page, site):
         assert f'id="{anchor}"' in text(url), f"{link} does not exist"
 
     # The keyboard: the query picker moves the trace to the next query.
-    widget.locator(".explorer__trace select").nth(2).focus()
+    widget.locator(".trace select").nth(2).focus()
     page.keyboard.press("ArrowDown")
     assert _js(widget, "pick")["q"] == q + 1
     assert _shown(steps["q"][head][q + 1]) in widget.locator("[data-step=q]").inner_text()
-    assert widget.locator("tr.explorer__kv").first.is_visible()  # k_j and v_j still shown
+    assert widget.locator("tr.trace__kv").first.is_visible()  # k_j and v_j still shown
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -251,13 +251,13 @@ def test_trace_fits_a_phone(phone, site, lang):
     """At 390 px the trace's keys table, k_j and v_j shown, needs no sideways scrolling for the
     longest sequence the tasks train on."""
     path = LANGUAGES[lang] + "attention/"
-    widget = _open(phone, site, path, "attention", then="[data-state='ok'] .explorer__step")
+    widget = _open(phone, site, path, "attention", then="[data-state='ok'] .trace__step")
     widget.locator("input[type=text]").fill("9 8 7 6 5 4 3 2 1 1 2 3")  # 12 tokens
-    _until(widget, COUNT, ["[data-step=scores] tbody tr:not(.explorer__kv)", 12])
+    _until(widget, COUNT, ["[data-step=scores] tbody tr:not(.trace__kv)", 12])
     widget.locator("[data-step=scores] button").click()
     table = widget.locator("[data-step=scores] .explorer__scroll")
     assert table.evaluate("el => el.scrollWidth <= el.clientWidth"), "the keys table scrolls"
-    assert widget.locator("tr.explorer__kv").last.is_visible()
+    assert widget.locator("tr.trace__kv").last.is_visible()
     assert phone.evaluate("document.documentElement.scrollWidth") <= 390
 
 

@@ -1,13 +1,15 @@
 // The attention explorer of the Train page: the trained TokenClassifier of each task, run in
-// the browser on a sequence the reader types. The forward pass is the package's, step by step
-// (encoder/transformer_embedding.py, encoder_layer.py, attention.py, training.py), in float64 on
-// the float32 weights the build exported (docs_build/explorers.py). The browser tests compare
-// it with the package's output on exported test vectors.
+// the browser on a sequence the reader types, its maps, and under them the trace of one query
+// (trace.js; the Attention page shows the same explorer for it). The forward pass is the
+// package's, step by step (encoder/transformer_embedding.py, encoder_layer.py, attention.py,
+// training.py), in float64 on the float32 weights the build exported (docs_build/explorers.py).
+// The browser tests compare it with the package's output on exported test vectors.
 import {
   fixed,
   h,
   radio,
   s,
+  scroller,
   sequenceInput,
   sinusoidalTable,
   softmax,
@@ -15,6 +17,7 @@ import {
   strings,
   uid,
 } from "./common.js";
+import { traceSection } from "./trace.js";
 
 // Site files the page names (data-model-*) are paths from the site's root, this module being
 // at assets/javascripts/explorers/.
@@ -47,39 +50,7 @@ const TEXT = {
     legend:
       "Each map: rows are queries, columns keys; the stronger the colour, the more " +
       "weight. Tap or click a cell: its weight shows below, and its query is traced.",
-    readout: (l, hd, q, a, k, b, w) =>
-      `Layer ${l}, head ${hd}: query ${q} (token ${a}) → key ${k} (token ${b}): weight ${w}.`,
-    readoutRow: (l, hd, q, a) => `Traced: layer ${l}, head ${hd}, query ${q} (token ${a}).`,
     outputLabel: "Input, expected output and the model's output",
-    traceTable: "Keys of the traced query: scores and weights, and each key's k and v",
-    showKV: "Show each key's k_j and v_j",
-    hideKV: "Hide k_j and v_j",
-    traceTitle: "Trace one query",
-    traceIntro:
-      "The real numbers of one query through one layer's attention, computed here with the " +
-      "exported weights. Pick the layer, head and query (or tap a cell of a map above).",
-    pickLayer: "layer",
-    pickHead: "head",
-    pickQuery: "query position",
-    queryOption: (i, id) => `${i} (token ${id})`,
-    pages: { attention: "../attention/", api: "../api/" },
-    formula: "formula",
-    code: "code",
-    colKey: "key j",
-    colToken: "token",
-    colSoftmax: "softmax w_j",
-    stepX: (l, i, id) =>
-      `x: what layer ${l}'s attention receives at position ${i} (token ${id}), d_model numbers.`,
-    stepQ: (hd, dh) => `q = x W^Q_${hd} + b: head ${hd}'s query, ${dh} numbers.`,
-    stepScores: (dh, root) =>
-      `For every key j: the score q·k_j, divided by √d_k = √${dh} = ${fixed(root, 3)}, ` +
-      "and the softmax over the keys; the button shows each key's k_j and v_j " +
-      "(x_j W^K_h + b, x_j W^V_h + b).",
-    stepSum: (hd) => `The weighted sum Σ_j w_j v_j: head ${hd}'s output for this query.`,
-    stepConcat: (H, hd, from, to) =>
-      `Concat: the ${H} heads' outputs side by side, d_model numbers; head ${hd}'s, ` +
-      `marked, are columns ${from} to ${to}.`,
-    stepOut: "Concat · W^O + b: the attention's output at this position.",
   },
   zh: {
     task: "任务",
@@ -105,35 +76,7 @@ const TEXT = {
     key: "键",
     cell: (q, k, w) => `查询 ${q} → 键 ${k}：${w}`,
     legend: "每张图：行是查询，列是键；颜色越浓，权重越大。点击或轻触格子：下方显示它的权重，并追踪它的查询。",
-    readout: (l, hd, q, a, k, b, w) =>
-      `第 ${l} 层，头 ${hd}：查询 ${q}（token ${a}）→ 键 ${k}（token ${b}）：权重 ${w}。`,
-    readoutRow: (l, hd, q, a) => `正在追踪：第 ${l} 层，头 ${hd}，查询 ${q}（token ${a}）。`,
     outputLabel: "输入、正确答案与模型输出",
-    traceTable: "所追踪查询的各个键：分数与权重，以及每个键的 k 与 v",
-    showKV: "显示每个键的 k_j 与 v_j",
-    hideKV: "隐藏 k_j 与 v_j",
-    traceTitle: "追踪一个查询",
-    traceIntro:
-      "一个查询穿过一层注意力的真实数字，用导出的权重在这里计算。选择层、头和查询（或点击上面图中的格子）。",
-    pickLayer: "层",
-    pickHead: "头",
-    pickQuery: "查询位置",
-    queryOption: (i, id) => `${i}（token ${id}）`,
-    pages: { attention: "../attention/", api: "../api/" },
-    formula: "公式",
-    code: "代码",
-    colKey: "键 j",
-    colToken: "token",
-    colSoftmax: "softmax w_j",
-    stepX: (l, i, id) => `x：第 ${l} 层的注意力在位置 ${i}（token ${id}）收到的输入，d_model 个数。`,
-    stepQ: (hd, dh) => `q = x W^Q_${hd} + b：头 ${hd} 的查询，${dh} 个数。`,
-    stepScores: (dh, root) =>
-      `每个键 j：分数 q·k_j，除以 √d_k = √${dh} = ${fixed(root, 3)}，再对所有键做 softmax；` +
-      "按钮显示每个键的 k_j 与 v_j（x_j W^K_h + b、x_j W^V_h + b）。",
-    stepSum: (hd) => `加权和 Σ_j w_j v_j：头 ${hd} 对这个查询的输出。`,
-    stepConcat: (H, hd, from, to) =>
-      `Concat：${H} 个头的输出并排，共 d_model 个数；头 ${hd} 的输出（已标出）是第 ${from} 到 ${to} 列。`,
-    stepOut: "Concat · W^O + b：注意力在这个位置的输出。",
   },
 };
 
@@ -185,8 +128,8 @@ const dot = (a, b) => a.reduce((acc, v, i) => acc + v * b[i], 0);
 
 /**
  * Self-attention of one layer, as MultiHeadAttention.forward with need_weights=True:
- * [output rows, weights [head][query][key], every step {x, q, k, v, scores, scaled, weights,
- * heads, concat, out}] with q, k, v, heads [head][position][d_k], scores, scaled and weights
+ * [output rows, weights [head][query][key], its trace: every step {x, q, k, v, scores, scaled,
+ * weights, heads, concat, out}] with q, k, v, heads [head][position][d_k], scores, scaled and weights
  * [head][query][key], concat and out [position][d_model].
  */
 function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = true }) {
@@ -212,12 +155,12 @@ function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = tr
   );
   const concat = rows.map((_, i) => heads.flatMap((hh) => hh[i]));
   const out = linear(concat, P[`${prefix}.out_proj.weight`], P[`${prefix}.out_proj.bias`], d);
-  const steps = {
+  const trace = {
     x: rows.map((r) => Array.from(r)),
     q, k, v, scores, scaled, weights, heads, concat,
     out: out.map((r) => Array.from(r)),
   }; // prettier-ignore
-  return [out, weights, steps];
+  return [out, weights, trace];
 }
 
 function feedForward(rows, P, prefix, { d_model: d, d_ff }) {
@@ -228,8 +171,8 @@ function feedForward(rows, P, prefix, { d_model: d, d_ff }) {
 
 /**
  * The package's TokenClassifier.forward for one unpadded sequence of ids:
- * {logits: [T][n_classes], attention: [layer][head][query][key], steps: [layer] of every
- * step of the layer's attention (see attention())}.
+ * {logits: [T][n_classes], attention: [layer][head][query][key], trace: [layer] of every
+ * step of the layer's attention (see attention()), which trace.js shows}.
  */
 export function forward(model, ids) {
   const { config: c, params: P } = model;
@@ -245,19 +188,19 @@ export function forward(model, ids) {
     return row;
   });
   const attentionMaps = [];
-  const steps = [];
+  const trace = [];
   for (let l = 0; l < c.n_layers; l += 1) {
     const p = `encoder.layers.${l}`;
     const norm = (rows, n) => layerNorm(rows, P[`${p}.${n}.gamma`], P[`${p}.${n}.beta`], c.eps);
     if (c.norm_first) {
       const [a, w, st] = attention(norm(x, "norm1"), P, `${p}.self_attn`, c);
-      steps.push(st);
+      trace.push(st);
       x = add(x, a);
       x = add(x, feedForward(norm(x, "norm2"), P, `${p}.ff`, c));
       attentionMaps.push(w);
     } else {
       const [a, w, st] = attention(x, P, `${p}.self_attn`, c);
-      steps.push(st);
+      trace.push(st);
       x = norm(add(x, a), "norm1");
       x = norm(add(x, feedForward(x, P, `${p}.ff`, c)), "norm2");
       attentionMaps.push(w);
@@ -266,7 +209,7 @@ export function forward(model, ids) {
   if (c.norm_first) x = layerNorm(x, P["encoder.norm.gamma"], P["encoder.norm.beta"], c.eps);
   const W = P["head.weight"] || E; // tied: the head is the token embedding
   const logits = linear(x, W, P["head.bias"], c.n_classes).map((r) => Array.from(r));
-  return { logits, attention: attentionMaps, steps };
+  return { logits, attention: attentionMaps, trace };
 }
 
 // --- the tasks -----------------------------------------------------------------------------------
@@ -351,104 +294,6 @@ export function strongest(weights) {
     .join(", ");
 }
 
-/** A scrolling box for a wide table: focusable, so that a keyboard scrolls it too. */
-function scroller(label, child) {
-  return h("div", { class: "explorer__scroll", tabindex: 0, role: "region", "aria-label": label }, child);
-}
-
-const vector = (values, digits = 2) => values.map((v) => fixed(v, digits)).join(" ");
-
-/** The trace of one query: every step of its layer's attention, with links. view.kv: the
- * keys' k_j and v_j shown (a row under each key's, whose numbers wrap: it fits a phone). */
-function traceView(st, ids, pick, t, config, view) {
-  const { layer: l, head: hd, q: i } = pick;
-  const dh = config.d_model / config.n_head;
-  const links = (formula, code) =>
-    h(
-      "span",
-      { class: "explorer__links" },
-      h("a", { href: `${t.pages.attention}#${formula}`, text: t.formula }),
-      " · ",
-      h("a", { href: `${t.pages.api}#${code}`, text: t.code }),
-    );
-  const step = (name, title, formula, code, ...body) =>
-    h(
-      "li",
-      { class: "explorer__step", "data-step": name },
-      h("p", { class: "explorer__step-title" }, h("strong", { text: title }), " ", links(formula, code)),
-      ...body,
-    );
-  const line = (label, values, digits) =>
-    h("p", { class: "explorer__vector" }, h("span", { text: `${label} = ` }), h("code", { text: `[${vector(values, digits)}]` }));
-  const kvId = uid("attention-kv");
-  const keys = ids.flatMap((id, j) => {
-    const picked = j === pick.k ? "explorer__picked" : false;
-    const numbers = h(
-      "tr",
-      { class: picked },
-      h("th", { scope: "row", text: `${j}` }),
-      h("td", { text: `${id}` }),
-      h("td", { text: fixed(st.scores[hd][i][j], 3) }),
-      h("td", { text: fixed(st.scaled[hd][i][j], 3) }),
-      h("td", { text: fixed(st.weights[hd][i][j], 3) }),
-    );
-    const kv = h(
-      "tr",
-      { class: ["explorer__kv", picked].filter(Boolean).join(" "), "data-key": j, hidden: !view.kv },
-      h(
-        "td",
-        { colspan: 5 },
-        h("span", { class: "explorer__vector" }, `k_${j} = `, h("code", { "data-kv": "k", text: `[${vector(st.k[hd][j])}]` })),
-        " ",
-        h("span", { class: "explorer__vector" }, `v_${j} = `, h("code", { "data-kv": "v", text: `[${vector(st.v[hd][j])}]` })),
-      ),
-    );
-    return [numbers, kv];
-  }); // prettier-ignore
-  const head = h(
-    "tr",
-    {},
-    [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax].map((c) => h("th", { scope: "col", text: c })),
-  ); // prettier-ignore
-  const table = h("table", { id: kvId }, h("thead", {}, head), h("tbody", {}, keys));
-  const toggle = h("button", { type: "button", class: "explorer__toggle", "aria-controls": kvId, "aria-expanded": view.kv ? "true" : "false", text: view.kv ? t.hideKV : t.showKV }); // prettier-ignore
-  toggle.addEventListener("click", () => {
-    view.kv = !view.kv;
-    toggle.setAttribute("aria-expanded", view.kv ? "true" : "false");
-    toggle.textContent = view.kv ? t.hideKV : t.showKV;
-    for (const row of table.querySelectorAll(".explorer__kv")) row.hidden = !view.kv;
-  });
-  // The concatenation, the traced head's slice marked: columns hd·d_k … (hd + 1)·d_k − 1.
-  const concat = st.concat[i];
-  const [from, to] = [hd * dh, (hd + 1) * dh];
-  const concatLine = h(
-    "p",
-    { class: "explorer__vector" },
-    h("span", { text: "concat = " }),
-    h(
-      "code",
-      {},
-      `[${vector(concat.slice(0, from))}${from ? " " : ""}`,
-      h("mark", { class: "explorer__slice", text: vector(concat.slice(from, to)) }),
-      `${to < concat.length ? " " : ""}${vector(concat.slice(to))}]`,
-    ),
-  );
-  const M = "scaled-dot-product-attention";
-  const MH = "many-heads";
-  const SDPA = "encoder.scaled_dot_product_attention";
-  const MHA = "encoder.MultiHeadAttention";
-  return h(
-    "ol",
-    { class: "explorer__steps" },
-    step("x", t.stepX(l, i, ids[i]), MH, MHA, line(`x_${i}`, st.x[i])),
-    step("q", t.stepQ(hd, dh), MH, MHA, line(`q_${i}`, st.q[hd][i])),
-    step("scores", t.stepScores(dh, Math.sqrt(dh)), M, SDPA, toggle, scroller(t.traceTable, table)),
-    step("heads", t.stepSum(hd), M, SDPA, line(`head_${hd}`, st.heads[hd][i])),
-    step("concat", t.stepConcat(config.n_head, hd, from, to - 1), MH, MHA, concatLine),
-    step("out", t.stepOut, MH, MHA, line(`out_${i}`, st.out[i])),
-  );
-}
-
 export function mount(root) {
   const t = strings(TEXT);
   const tasks = root.dataset.tasks.split(" ");
@@ -458,7 +303,6 @@ export function mount(root) {
   const state = { task: tasks[0], text: "3 1 4 1 5 9 2 6" };
   // The traced query: layer, head, query position; k the tapped key (null: none).
   const pick = { layer: 1, head: 0, q: 0, k: null };
-  const view = { kv: false }; // the trace's k_j and v_j, hidden until asked for
 
   const getModel = (task) => {
     if (!models[task]) {
@@ -497,26 +341,8 @@ export function mount(root) {
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
   const maps = h("div", { class: "explorer__layers" });
-  const readout = h("p", { class: "explorer__readout-line", "aria-live": "polite" });
-  // The trace: pick a layer, a head and a query (or tap a cell of a map).
-  const select = (label, onChange) => {
-    const id = uid("attention-pick");
-    const el = h("select", { id });
-    el.addEventListener("change", () => onChange(Number(el.value)));
-    return [h("span", { class: "explorer__field" }, h("label", { for: id, text: label }), el), el];
-  };
-  const [layerField, layerSelect] = select(t.pickLayer, (v) => repick({ layer: v, k: null }));
-  const [headField, headSelect] = select(t.pickHead, (v) => repick({ head: v, k: null }));
-  const [queryField, querySelect] = select(t.pickQuery, (v) => repick({ q: v, k: null }));
-  const traceBody = h("div", { class: "explorer__trace-body" });
-  const trace = h(
-    "section",
-    { class: "explorer__trace", "aria-label": t.traceTitle },
-    h("p", { class: "explorer__layer-title", text: t.traceTitle }),
-    h("p", { class: "explorer__note", text: t.traceIntro }),
-    h("div", { class: "explorer__controls" }, layerField, headField, queryField),
-    traceBody,
-  );
+  // The trace (trace.js): pick a layer, a head and a query there, or tap a cell of a map.
+  const trace = traceSection({ layer: t.layer, head: t.head }, repick);
   // Keep the placeholder's height (extra.css) until the first drawing: the controls alone are
   // short, and the page would jump, taking the explorer out of view before it is drawn.
   root.style.minHeight = `${root.getBoundingClientRect().height}px`;
@@ -532,14 +358,11 @@ export function mount(root) {
     output,
     maps,
     h("p", { class: "explorer__legend", text: t.legend }),
-    readout,
-    trace,
+    trace.readout,
+    trace.section,
   );
 
   let current = null; // {loaded, ids, result}
-  function options(el, values, label) {
-    el.replaceChildren(...values.map((v) => h("option", { value: v, text: label(v) })));
-  }
 
   function drawMaps() {
     const { ids, result } = current;
@@ -569,29 +392,15 @@ export function mount(root) {
     );
   }
 
-  function drawTrace() {
+  function draw() {
     const { ids, result, loaded } = current;
-    const c = loaded.config;
-    options(layerSelect, [...Array(c.n_layers).keys()], t.layer);
-    options(headSelect, [...Array(c.n_head).keys()], t.head);
-    options(querySelect, [...ids.keys()], (i) => t.queryOption(i, ids[i]));
-    layerSelect.value = pick.layer;
-    headSelect.value = pick.head;
-    querySelect.value = pick.q;
-    const st = result.steps[pick.layer];
-    traceBody.replaceChildren(traceView(st, ids, pick, t, c, view));
-    const w = st.weights[pick.head][pick.q];
-    readout.textContent =
-      pick.k === null
-        ? t.readoutRow(pick.layer, pick.head, pick.q, ids[pick.q])
-        : t.readout(pick.layer, pick.head, pick.q, ids[pick.q], pick.k, ids[pick.k], fixed(w[pick.k], 3));
+    drawMaps();
+    trace.draw(result.trace, ids, pick, loaded.config);
   }
 
   function repick(changes) {
     Object.assign(pick, changes);
-    if (!current) return;
-    drawMaps();
-    drawTrace();
+    if (current) draw();
   }
 
   let pending = 0;
@@ -616,12 +425,9 @@ export function mount(root) {
       current = null;
       output.replaceChildren();
       maps.replaceChildren();
-      readout.textContent = "";
-      traceBody.replaceChildren();
-      trace.hidden = true;
+      trace.clear();
       return;
     }
-    trace.hidden = false;
     const { ids } = parsed;
     const result = forward(loaded, ids);
     const predicted = result.logits.map((row) => row.indexOf(Math.max(...row)));
@@ -664,8 +470,7 @@ export function mount(root) {
     if (pick.q >= ids.length) Object.assign(pick, { q: 0, k: null });
     if (pick.k !== null && pick.k >= ids.length) pick.k = null;
     current = { loaded, ids, result };
-    drawMaps();
-    drawTrace();
+    draw();
   }
 
   // For the browser tests and the curious: the same forward pass on any ids, and the trace.

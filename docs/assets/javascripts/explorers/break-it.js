@@ -7,7 +7,7 @@
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
 // the browser tests compare it with the package's on exported vectors (data-tests).
 import { EXPECTED, forward, load, parse } from "./attention.js";
-import { fixed, h, radio, sequenceInput, statusLine, strings, uid } from "./common.js";
+import { fixed, h, radio, scroller, sequenceInput, statusLine, strings, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 const pct = (v) => `${fixed(100 * v, 1)} %`;
@@ -226,9 +226,8 @@ export function mount(root) {
       (mode.variant ? t.tally(a, b, ids.length) : t.tallyIntact(a, ids.length)) +
       t.verdict((guess.value === "right") === allRight);
     output.replaceChildren(
-      h(
-        "div",
-        { class: "explorer__scroll", tabindex: 0, role: "region", "aria-label": t.tableLabel },
+      scroller(
+        t.tableLabel,
         h(
           "table",
           {},

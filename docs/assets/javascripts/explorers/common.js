@@ -45,6 +45,11 @@ export function radio(group, value, label, checked, onChange) {
   return choice(el, label);
 }
 
+/** A scrolling box for a wide table: focusable, so that a keyboard scrolls it too. */
+export function scroller(label, child) {
+  return h("div", { class: "explorer__scroll", tabindex: 0, role: "region", "aria-label": label }, child);
+}
+
 /** The line where an explorer says what it shows, or what is wrong with the input. */
 export function statusLine(id) {
   return h("p", { id, class: "explorer__status", role: "status", "aria-live": "polite" });

@@ -152,7 +152,7 @@ function heatMap(table, t, W) {
       width: scale.x1 - scale.x0,
       height: scale.h,
       fill: `url(#${id})`,
-      class: "explorer__scale",
+      class: "explorer__colour-scale",
     }),
   );
   [
