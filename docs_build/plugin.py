@@ -53,7 +53,11 @@ class SiteConfig(Config):
 
 
 class EncoderSite(BasePlugin[SiteConfig]):
-    supports_multiple_instances = False
+    """The site's build. Having ``on_startup``, it lives as long as ``mkdocs serve`` does."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.not_found = None  # the English 404 page (see on_post_template)
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         for name in self.config.quiet:
@@ -75,7 +79,6 @@ class EncoderSite(BasePlugin[SiteConfig]):
         self.fences = fences.Fences(publish=self._publish)
         self.files = None
         self.page = None
-        self.not_found = None  # the English 404 page (see on_post_template)
         self.search_text: dict[str, list[str]] = {}
         superfences = config.mdx_configs.setdefault("pymdownx.superfences", {})
         python = {"name": "python", "class": "python", "validator": markdown_exec.validator}
@@ -173,9 +176,12 @@ class EncoderSite(BasePlugin[SiteConfig]):
             self.not_found = output
         return self.not_found or output
 
-    @event_priority(-110)  # after mkdocs-static-i18n (-100) has built every edition
+    # Before mkdocs-static-i18n (-100), which builds the other edition from its on_post_build,
+    # with these same handlers: what this instance holds is still this build's.
+    @event_priority(-90)
     def on_post_build(self, *, config) -> None:
-        i18n.write_sitemap(Path(config.site_dir))
+        if self.language == i18n.LANG:  # the sitemap the Chinese build wrote at the root
+            i18n.write_sitemap(Path(config.site_dir))
         ran, language = self.fences.ran, self.language
         log.info("fences: %d ran in this build (%s), the others were cached", ran, language)
 
