@@ -17,7 +17,7 @@ from docs_build import cache, fences
 
 collect_ignore = ["docs/zh", "site"]
 # One torch thread per process: pytest-xdist runs a process per core, where a second thread only
-# waits for a core (beside another process, it stalled a 48-layer fence from 0.2 s to 20 s).
+# waits for a core, and a deep model's fence beside another process stalls for many times its time.
 torch.set_num_threads(1)
 
 

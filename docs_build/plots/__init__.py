@@ -11,6 +11,6 @@ def text(theme: dict, english: str, chinese: str) -> str:
 def narrow(theme: dict) -> bool:
     """Whether the drawing is drawn for a phone's column (about 360 px) rather than a desktop's
     (about 690 px); a drawing that asks is drawn for both (``figures/NAME-narrow.svg``), and a
-    page shows the one that fits the screen (docs_build/hooks.py)."""
+    page shows the one that fits the screen (docs_build/page_figures.py)."""
     theme["has_narrow"] = True
     return theme.get("narrow", False)
