@@ -138,12 +138,17 @@ class EncoderSite(BasePlugin[SiteConfig]):
     @event_priority(-50)  # after the other plugins' rewrites, before search indexes the page
     def on_page_content(self, content: str, *, page, config, files) -> str:
         uri = page.file.src_uri
-        tidy = html.page_edits
+        tidy, search = html.page_edits, page.meta.setdefault("search", {})
         if uri.endswith(".ipynb"):
             tidy = functools.partial(html.notebook_edits, toc=page.toc)
             # A notebook walks through what a concept page teaches, in the same words:
             # search lists it below that page.
-            page.meta["search"] = {"boost": 0.5}
+            search["boost"] = 0.5
+        if i18n.is_zh(uri):
+            # One index holds both editions: a Chinese page carries its concept's English name
+            # (a tag), and the English page comes first for English words. Every Chinese page
+            # alike, so their order for Chinese words stays.
+            search["boost"] = search.get("boost", 1) * 0.5
         content, errors, self.search_text[uri] = mathjax.typeset_html(
             content, notebook=uri.endswith(".ipynb"), tidy=tidy
         )
