@@ -97,7 +97,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
         # package and language makes an edit to encoder/ execute them again.
         jupyter = config.plugins.get("mkdocs-jupyter")
         if jupyter is not None:
-            where = cache.folder() / "mkdocs-jupyter" / cache.package_hash()
+            where = cache.folder() / "mkdocs-jupyter" / self.fences.package
             jupyter.config["cache_dir"] = str(where / config.theme["language"])
         # Its kernels would each log that they talk over local TCP unencrypted, which the reader
         # of the build's log can do nothing about: their IPython profile logs errors only.
