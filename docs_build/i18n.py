@@ -1,5 +1,6 @@
 """What the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n, which builds it
-in a second build: notebooks kept as pages, a sitemap of its own, Chinese lines joined, and the
+in a second build: notebooks kept as pages, a sitemap and a search index of its own, Chinese
+lines joined, and the
 warning on a page whose English original changed (``python -m docs_build.i18n [--check]
 [PAGE...]`` records or checks it). The plugin (``plugin.py``) calls these; why each part is
 needed: CONTRIBUTING.md, section 6."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import re
 import xml.etree.ElementTree as ET
@@ -99,6 +101,27 @@ def write_sitemap(site: Path) -> None:
         if f"/{LANG}/" not in url.findtext(f"{{{SITEMAP}}}loc", ""):
             tree.getroot().remove(url)
     tree.write(site / LANG / "sitemap.xml", encoding="UTF-8", xml_declaration=True)
+
+
+def write_search_indexes(site: Path) -> None:
+    """One search index per edition, split from the one mkdocs-static-i18n writes for both:
+    a page fetches its edition's index only (``overrides/main.html`` points a Chinese page's
+    search at /zh/, so its locations become relative to /zh/), and English needs no lunr.zh."""
+    path = site / "search" / "search_index.json"
+    index = json.loads(path.read_text(encoding="utf-8"))
+    english = [doc for doc in index["docs"] if not is_zh(doc["location"])]
+    chinese = [
+        {**doc, "location": doc["location"].removeprefix(f"{LANG}/")}
+        for doc in index["docs"]
+        if is_zh(doc["location"])
+    ]
+    editions = {
+        path: {"config": {**index["config"], "lang": ["en"]}, "docs": english},
+        site / LANG / "search" / "search_index.json": {**index, "docs": chinese},
+    }
+    for where, part in editions.items():
+        where.parent.mkdir(parents=True, exist_ok=True)
+        where.write_text(json.dumps(part, ensure_ascii=False, separators=(",", ":")), "utf-8")
 
 
 RECORDED = re.compile(r"^source_hash:[ \t]*(\w*).*$", re.MULTILINE)  # in its front matter

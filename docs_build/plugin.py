@@ -14,7 +14,7 @@ with the same handlers, so each build starts from fresh state in ``on_config``.
    typeset by MathJax (``mathjax``), with a text form for the search index.
 6. ``on_page_context``: once search has indexed the page, the text forms leave it.
 7. ``on_post_page``: the head's language links and stylesheets; the page's notebook is written.
-8. ``on_post_build``: the Chinese edition's sitemap.
+8. ``on_post_build``: the Chinese edition's sitemap and search index.
 """
 
 from __future__ import annotations
@@ -138,17 +138,12 @@ class EncoderSite(BasePlugin[SiteConfig]):
     @event_priority(-50)  # after the other plugins' rewrites, before search indexes the page
     def on_page_content(self, content: str, *, page, config, files) -> str:
         uri = page.file.src_uri
-        tidy, search = html.page_edits, page.meta.setdefault("search", {})
+        tidy = html.page_edits
         if uri.endswith(".ipynb"):
             tidy = functools.partial(html.notebook_edits, toc=page.toc)
             # A notebook walks through what a concept page teaches, in the same words:
             # search lists it below that page.
-            search["boost"] = 0.5
-        if i18n.is_zh(uri):
-            # One index holds both editions: a Chinese page carries its concept's English name
-            # (a tag), and the English page comes first for English words. Every Chinese page
-            # alike, so their order for Chinese words stays.
-            search["boost"] = search.get("boost", 1) * 0.5
+            page.meta.setdefault("search", {})["boost"] = 0.5
         content, errors, self.search_text[uri] = mathjax.typeset_html(
             content, notebook=uri.endswith(".ipynb"), tidy=tidy
         )
@@ -185,8 +180,9 @@ class EncoderSite(BasePlugin[SiteConfig]):
     # with these same handlers: what this instance holds is still this build's.
     @event_priority(-90)
     def on_post_build(self, *, config) -> None:
-        if self.language == i18n.LANG:  # the sitemap the Chinese build wrote at the root
+        if self.language == i18n.LANG:  # what the Chinese build wrote at the root, split
             i18n.write_sitemap(Path(config.site_dir))
+            i18n.write_search_indexes(Path(config.site_dir))
         ran, language = self.fences.ran, self.language
         log.info("fences: %d ran in this build (%s), the others were cached", ran, language)
 

@@ -1,7 +1,7 @@
-"""Search in each language, in the browser: Material's search box and worker on the one index of
-both editions (as mkdocs-static-i18n writes it). The name of a concept page, typed as a reader
-would, lists that page first among the pages of the reader's language, highlighted whole. (How
-Chinese is cut into words is checked on the build: tests/site/test_i18n.py.)
+"""Search in each language, in the browser: Material's search box and worker on the index of the
+reader's edition. The name of a concept page, typed as a reader would, lists that page first,
+highlighted whole, and only pages of the reader's language. (How Chinese is cut into words is
+checked on the build: tests/site/test_i18n.py.)
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ RESULTS = """() => {
 
 @pytest.mark.parametrize("home", ["zh/", ""], ids=["zh", "en"])
 def test_search_finds_the_page_a_query_names(site, page, problems, home):
-    """Each concept's name lists its page first among the pages of the reader's language."""
+    """Each concept's name lists its page first, and only pages of the reader's language."""
     page.goto(site.url(home), wait_until="networkidle")
     page.keyboard.press("/")  # Material's key for search: it focuses the box
     box = page.locator("input.md-search__input:focus")
@@ -63,14 +63,9 @@ def test_search_finds_the_page_a_query_names(site, page, problems, home):
         except Exception:
             pytest.fail(f"searching {query!r} found nothing")
         found = page.evaluate(RESULTS)
-        # An English reader gets English pages first; a Chinese reader typing English words
-        # may get the English page first, then the Chinese one.
-        pages = [u for u in found["pages"] if (home == "zh/") == u.startswith(site.url("zh/"))]
-        assert pages[:1] == [site.url(target)], f"searching {query!r}: results {found['pages']}"
-        if home == "":
-            assert found["pages"][0] == site.url(target), (query, found["pages"][:3])
-        if found["pages"][0] != site.url(target):
-            continue  # the other edition's page came first: its marks are its own
+        assert found["pages"][0] == site.url(target), (query, found["pages"][:3])
+        others = [u for u in found["pages"] if (home == "zh/") != u.startswith(site.url("zh/"))]
+        assert others == [], f"searching {query!r} on {home or 'en'}: the other edition's {others}"
         # The page's name is highlighted whole (not 层 of 层归一化), and no word is missing.
         marked = " ".join(found["marked"]).lower()
         assert all(word in marked for word in query.lower().split()), (query, found["marked"])
@@ -130,8 +125,8 @@ def test_formulas_are_searched_by_their_text(site):
     """A formula's text form stands in the index where the formula stands in the page: a
     snippet reads "它自己的 d_model 个特征上", not "它自己的 个特征上". The page has no
     trace of it."""
-    index = json.loads((site.dir / "search/search_index.json").read_text("utf-8"))
     for lang in ("", "zh/"):
-        norm = next(d for d in index["docs"] if d["location"] == lang + "layer-norm/")
+        index = json.loads((site.dir / lang / "search/search_index.json").read_text("utf-8"))
+        norm = next(d for d in index["docs"] if d["location"] == "layer-norm/")
         assert "d_model" in norm["text"], norm["text"][:300]
         assert 'class="search-text"' not in site.html(lang + "layer-norm/")
