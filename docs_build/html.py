@@ -14,6 +14,7 @@ import functools
 import html as htmllib
 import itertools
 import re
+from collections.abc import Iterator
 from html.parser import HTMLParser
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
@@ -37,6 +38,11 @@ class Node:
 
     def classes(self) -> list[str]:
         return (self.attrs.get("class") or "").split()
+
+    def ancestors(self) -> Iterator[Node]:
+        node = self
+        while (node := node.parent) is not None:
+            yield node
 
 
 class _Stop(Exception):  # noqa: N818 (no error: the end of what was asked for)
@@ -79,7 +85,7 @@ class _Parser(HTMLParser):
 
     def handle_endtag(self, tag):
         at = self._at()
-        if not self.open or (self.open[-1].tag != tag and all(n.tag != tag for n in self.open)):
+        if all(node.tag != tag for node in self.open):
             return  # a stray end tag
         while (node := self.open.pop()).tag != tag:  # left open: closed by its parent's end
             node.close = node.end = at
@@ -147,21 +153,15 @@ def page_edits(html: str, nodes: list[Node]) -> list[Edit]:
         # Pygments wraps each name and each run of spaces in a span that Material draws in the
         # code's own colour: a sixth of a long page's elements, each one more node to parse,
         # style and lay out. Not on notebook pages, whose stylesheet (Jupyter's) colours names.
-        elif node.tag == "span" and node.classes() in (["n"], ["w"]) and _in_code(node):
-            edits += [(node.start, node.inner, ""), (node.close, node.end, "")]
+        elif node.tag == "span" and node.classes() in (["n"], ["w"]):
+            if any(above.tag == "code" for above in node.ancestors()):
+                edits += [(node.start, node.inner, ""), (node.close, node.end, "")]
     return edits
-
-
-def _in_code(node: Node) -> bool:
-    while (node := node.parent) is not None:
-        if node.tag == "code":
-            return True
-    return False
 
 
 # Parts of a notebook page that are not the notebook's text: the copy button ("Copied!"), the
 # prompts ("In [1]:") and the headings' anchor links ("¶"). Material's search plugin skips
-# elements marked data-search-exclude, then strips the attribute.
+# elements marked data-search-exclude.
 CHROME = {"zeroclipboard-container", "jp-InputPrompt", "jp-OutputPrompt", "anchor-link"}
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 
@@ -186,10 +186,7 @@ def notebook_edits(html: str, nodes: list[Node], toc) -> list[Edit]:
                 (node.inner, node.close, prune_css(html[node.inner : node.close], present))
             )
         elif node.tag == "script" and ".jp-Mermaid" in html[node.inner : node.close]:
-            end = node.end
-            while end < len(html) and html[end].isspace():
-                end += 1
-            edits.append((node.start, end, ""))
+            edits.append((node.start, re.compile(r"\s*").match(html, node.end).end(), ""))
         elif node.tag == "#comment":
             note = html[node.inner : node.close].strip()
             if note == "Load mathjax":
@@ -240,41 +237,32 @@ def prune_css(css: str, classes: set[str]) -> str:
     """The rules of ``css`` whose selectors can match, given the classes present in the page:
     a selector is kept when every class it requires (outside ``:not(...)``) is present (nothing
     here adds classes at run time). @media and @supports are pruned inside; other at-rules stay."""
-    return "".join(_prune(_parse_css(css), frozenset(classes)))
+    from tinycss2 import serialize
 
-
-def _prune(rules: tuple, classes: frozenset[str]) -> list[str]:
     out = []
-    for kind, head, body in rules:
-        if kind == "rule":
-            keep = [s for s in head if set(CLASS.findall(NOT.sub("", s))) <= classes]
+    for rule in _rules(css):
+        body = "" if rule.content is None else serialize(rule.content)
+        if rule.type == "qualified-rule":
+            parts = itertools.groupby(rule.prelude, lambda token: token == ",")
+            selectors = (serialize(part).strip() for comma, part in parts if not comma)
+            keep = [s for s in selectors if s and set(CLASS.findall(NOT.sub("", s))) <= classes]
             keep = [s for s in keep if not ROOT_BELOW.search(s)]
             out += [",".join(keep) + "{" + body + "}"] if keep else []
-        elif kind == "block":
-            inner = _prune(body, classes)
-            out += [head + "{" + "".join(inner) + "}"] if inner else []
-        else:
-            out.append(head)
-    return out
+        elif rule.type == "at-rule":
+            head = f"@{rule.at_keyword}{serialize(rule.prelude)}"
+            if rule.content is None:
+                out.append(head + ";")
+            elif rule.lower_at_keyword in {"media", "supports"}:
+                inner = prune_css(body, classes)
+                out += [head + "{" + inner + "}"] if inner else []
+            else:
+                out.append(head + "{" + body + "}")
+    return "".join(out)
 
 
 @functools.cache  # the same stylesheet on every notebook page
-def _parse_css(css: str) -> tuple:
-    """("rule", selectors, declarations) | ("block", "@media ...", rules) | ("raw", text, None)."""
+def _rules(css: str) -> list:
     import tinycss2
 
-    out = []
-    for rule in tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True):
-        if rule.type == "qualified-rule":
-            parts = itertools.groupby(rule.prelude, lambda token: token == ",")
-            selectors = [tinycss2.serialize(part).strip() for comma, part in parts if not comma]
-            out.append(("rule", [s for s in selectors if s], tinycss2.serialize(rule.content)))
-        elif rule.type == "at-rule":
-            head = f"@{rule.at_keyword}{tinycss2.serialize(rule.prelude)}"
-            if rule.content is None:
-                out.append(("raw", head + ";", None))
-            elif rule.lower_at_keyword in {"media", "supports"}:
-                out.append(("block", head, _parse_css(tinycss2.serialize(rule.content))))
-            else:
-                out.append(("raw", head + "{" + tinycss2.serialize(rule.content) + "}", None))
-    return tuple(out)
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    return [rule for rule in rules if rule.type != "error"]

@@ -3,10 +3,9 @@
 // the reader's browser typesets none.
 //
 // Protocol, one JSON object per line:
-//   start  -> {"version": "3.2.2", "css": "<the SVG output's stylesheet>"}
 //   in     {"math": [["TeX", display], ...]}
 //   out    {"html": ["<mjx-container ...>", ...], "defs": "<svg ...><defs>...</defs></svg>",
-//           "errors": ["TeX: message", ...]}
+//           "errors": ["TeX: message", ...]}; for no formulas, {"css": "<the SVG stylesheet>"}
 // A page's formulas share one font cache (its glyphs are defined once, in "defs", and used by
 // reference), so "defs" must be on the page with them.
 import readline from "node:readline";
@@ -21,18 +20,15 @@ import "mathjax-full/js/input/tex/base/BaseConfiguration.js";
 import "mathjax-full/js/input/tex/ams/AmsConfiguration.js";
 import "mathjax-full/js/input/tex/newcommand/NewcommandConfiguration.js";
 import "mathjax-full/js/input/tex/boldsymbol/BoldsymbolConfiguration.js";
-import { VERSION } from "mathjax-full/js/components/version.js";
 
 const adaptor = liteAdaptor();
 AssistiveMmlHandler(RegisterHTMLHandler(adaptor));
 
 // What the site used in the browser (tex-chtml.js): base, ams, newcommand, plus boldsymbol.
 // No noundefined/noerrors: an unknown macro or a TeX error is reported, and fails the build.
-const PACKAGES = ["base", "ams", "newcommand", "boldsymbol"];
-
 function newDocument() {
   const tex = new TeX({
-    packages: PACKAGES,
+    packages: ["base", "ams", "newcommand", "boldsymbol"],
     formatError: (_jax, err) => {
       throw err;
     },
@@ -52,13 +48,9 @@ function unwrapNamingGroups(node) {
   for (const child of [...adaptor.childNodes(node)]) {
     if (adaptor.kind(child) === "#text") continue;
     unwrapNamingGroups(child);
-    const attrs = adaptor.allAttributes(child);
-    if (
-      adaptor.kind(child) === "g" &&
-      attrs.length === 1 &&
-      attrs[0].name === "data-mml-node" &&
-      !STYLED.has(attrs[0].value)
-    ) {
+    const [attr, ...more] = adaptor.allAttributes(child);
+    const naming = attr?.name === "data-mml-node" && !more.length && !STYLED.has(attr.value);
+    if (adaptor.kind(child) === "g" && naming) {
       for (const grandchild of [...adaptor.childNodes(child)]) adaptor.insert(grandchild, child);
       adaptor.remove(child);
     }
@@ -68,6 +60,7 @@ function unwrapNamingGroups(node) {
 
 function typesetPage(math) {
   const { svg, doc } = newDocument();
+  if (!math.length) return { css: adaptor.textContent(svg.styleSheet(doc)) };
   const html = [];
   const errors = [];
   for (const [tex, display] of math) {
@@ -78,24 +71,16 @@ function typesetPage(math) {
       errors.push(`${tex}: ${err.message}`);
     }
   }
-  // As MathJax does in a browser (SVG.pageElements): one hidden <svg> holds the page's glyphs.
-  const cache = svg.svg("svg", { id: SVG.FONTCACHEID, style: { display: "none" } }, [
-    svg.fontCache.getCache(),
-  ]);
-  return { html, defs: adaptor.outerHTML(cache), errors };
+  // What MathJax adds to a page in a browser: one hidden <svg> that holds the page's glyphs.
+  return { html, defs: adaptor.outerHTML(svg.pageElements(doc)), errors };
 }
 
-const { svg, doc } = newDocument();
-const css = adaptor.textContent(svg.styleSheet(doc));
-process.stdout.write(JSON.stringify({ version: VERSION, css }) + "\n");
-
-const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-for await (const line of lines) {
+for await (const line of readline.createInterface({ input: process.stdin })) {
   let reply;
   try {
     reply = typesetPage(JSON.parse(line).math);
   } catch (err) {
-    reply = { error: String(err && err.stack ? err.stack : err) };
+    reply = { error: String(err?.stack ?? err) };
   }
   process.stdout.write(JSON.stringify(reply) + "\n");
 }

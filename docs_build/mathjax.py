@@ -17,16 +17,15 @@ the script and the npm lock file, so a rebuild of an unchanged page starts no No
 from __future__ import annotations
 
 import atexit
-import dataclasses
 import html as htmllib
 import json
 import re
 import shutil
 import subprocess
-import threading
 import unicodedata
 from collections.abc import Callable
 from pathlib import Path
+from subprocess import PIPE
 
 from docs_build import cache
 from docs_build.cache import ROOT
@@ -43,68 +42,32 @@ class MathJaxError(RuntimeError):
     pass
 
 
-@dataclasses.dataclass(frozen=True)
-class Typeset:
-    html: list[str]  # one <mjx-container> per formula ('' where TeX failed)
-    defs: str  # the hidden <svg> with the glyphs the formulas use
-    errors: list[str]  # "TeX: message" for each formula that failed
-
-
 # --- the Node process ------------------------------------------------------------------------
 class _Node:
-    """``node docs_build/mathjax.mjs``, started on first use, one request at a time."""
+    """``node docs_build/mathjax.mjs``, started on first use, then fed one page a line."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen | None = None
-        self.lock = threading.Lock()
-        self.css = ""
-
-    def _start(self) -> None:
-        node = shutil.which("node")
-        if node is None:
-            raise MathJaxError("node is not on PATH: the build typesets formulas with MathJax")
-        if not (NODE_MODULES / "mathjax-full").is_dir():
-            raise MathJaxError(
-                "node_modules/mathjax-full is missing: run `make node_modules/.installed` "
-                "(npm ci, from package-lock.json)"
-            )
-        self.proc = subprocess.Popen(
-            [node, str(SCRIPT)],
-            cwd=ROOT,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            text=True,
-            encoding="utf-8",
-        )
-        atexit.register(self.close)
-        self.css = json.loads(self._readline())["css"]
-
-    def _readline(self) -> str:
-        assert self.proc is not None and self.proc.stdout is not None
-        line = self.proc.stdout.readline()
-        if not line:
-            raise MathJaxError(f"{SCRIPT.name} exited with {self.proc.wait()}")
-        return line
 
     def request(self, math: Math) -> dict:
-        with self.lock:
-            if self.proc is None or self.proc.poll() is not None:
-                self._start()
-            assert self.proc is not None and self.proc.stdin is not None
-            self.proc.stdin.write(json.dumps({"math": math}) + "\n")
-            self.proc.stdin.flush()
-            reply = json.loads(self._readline())
+        if self.proc is None or self.proc.poll() is not None:
+            if shutil.which("node") is None or not (NODE_MODULES / "mathjax-full").is_dir():
+                raise MathJaxError(
+                    "the build typesets formulas with MathJax: it needs node on PATH and "
+                    "node_modules/mathjax-full (`make node_modules/.installed`: npm ci)"
+                )
+            self.proc = subprocess.Popen(
+                ["node", SCRIPT], cwd=ROOT, stdin=PIPE, stdout=PIPE, encoding="utf-8"
+            )
+            atexit.register(self.proc.kill)  # between two pages it has nothing to finish
+        self.proc.stdin.write(json.dumps({"math": math}) + "\n")
+        self.proc.stdin.flush()
+        if not (line := self.proc.stdout.readline()):
+            raise MathJaxError(f"{SCRIPT.name} exited with {self.proc.wait()}")
+        reply = json.loads(line)
         if "error" in reply:
             raise MathJaxError(reply["error"])
         return reply
-
-    def close(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.stdin.close()  # the script ends at the end of its input
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
 
 
 _NODE = _Node()
@@ -115,28 +78,18 @@ def _key(*parts: str) -> str:
     return "mathjax/" + cache.key(*files, *parts)
 
 
-def typeset(math: Math) -> Typeset:
-    """MathJax's SVG output for a page's formulas, from the cache when it has them."""
+def typeset(math: Math) -> dict:
+    """MathJax's SVG output for a page's formulas, from the cache when it has them: "html", one
+    ``<mjx-container>`` per formula ('' where TeX failed); "defs", the hidden ``<svg>`` with the
+    glyphs they use; "errors", "TeX: message" for each formula that failed."""
     if not math:
-        return Typeset([], "", [])
-
-    def compute() -> dict:
-        reply = _NODE.request(math)
-        return {"html": reply["html"], "defs": reply["defs"], "errors": reply["errors"]}
-
-    value = cache.cached(_key(json.dumps(math)), compute)
-    return Typeset(value["html"], value["defs"], value["errors"])
+        return {"html": [], "defs": "", "errors": []}
+    return cache.cached(_key(json.dumps(math)), lambda: _NODE.request(math))
 
 
 def stylesheet() -> str:
     """The stylesheet of MathJax's SVG output (the same for every page), minified."""
-
-    def compute() -> dict:
-        if not _NODE.css:
-            _NODE.request([])
-        return {"css": _NODE.css}
-
-    css = cache.cached(_key("css"), compute)["css"]
+    css = cache.cached(_key("css"), lambda: _NODE.request([]))["css"]  # no formulas: the CSS
     css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
     return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
 
@@ -153,45 +106,27 @@ NOTEBOOK_MATH = re.compile(
 NO_MATH = {"code", "pre", "script", "style", "textarea", "kbd", "samp"}
 
 
-def _arithmatex_tex(body: str) -> tuple[str, bool]:
-    tex = htmllib.unescape(body).strip()
-    if tex.startswith("\\(") and tex.endswith("\\)"):
-        return tex[2:-2], False
-    if tex.startswith("\\[") and tex.endswith("\\]"):
-        return tex[2:-2], True
-    return tex, True  # \begin{env} ... \end{env}
-
-
 def _formulas(html: str, nodes: list[Node], notebook: bool) -> list[tuple]:
     """(start, end, TeX, display, wrapper tag) of each formula of a page, in order."""
     found = []
     for node in nodes:
         if node.tag in ("span", "div") and "arithmatex" in node.classes():
-            tex, display = _arithmatex_tex(html[node.inner : node.close])
+            tex = htmllib.unescape(html[node.inner : node.close]).strip()
+            display = not tex.startswith("\\(")  # \[...\] or \begin{env}...\end{env}
+            tex = tex[2:-2] if tex[:2] in ("\\(", "\\[") else tex
             found.append((node.start, node.end, tex, display, node.tag))
         elif notebook and node.tag == "#text" and _markdown_text(node):
             for m in NOTEBOOK_MATH.finditer(html, node.start, node.end):
-                inline = m["i1"] if m["i1"] is not None else m["i2"]
-                display = m["d1"] if m["d1"] is not None else m["d2"]
-                tex = htmllib.unescape(display if inline is None else inline).strip()
-                found.append((m.start(), m.end(), tex, inline is None, "span"))
+                tex = htmllib.unescape(m[m.lastgroup]).strip()  # the one group that matched
+                found.append((m.start(), m.end(), tex, m.lastgroup.startswith("d"), "span"))
     return found
 
 
 def _markdown_text(node: Node) -> bool:
     """Whether a text is of a notebook's markdown cell, outside code."""
-    cell = False
-    while (node := node.parent) is not None:
-        if node.tag in NO_MATH:
-            return False
-        cell = cell or "jp-RenderedMarkdown" in node.classes()
-    return cell
-
-
-def _container(html: str) -> str:
-    # The drawing stays out of the search index (Material's search plugin reads
-    # data-search-exclude, then strips the attribute from the page); its text form goes in.
-    return html.replace("<mjx-container ", '<mjx-container data-search-exclude="math" ', 1)
+    above = list(node.ancestors())
+    in_cell = any("jp-RenderedMarkdown" in a.classes() for a in above)
+    return in_cell and not any(a.tag in NO_MATH for a in above)
 
 
 # --- a formula's text form, for the search index ---------------------------------------------
@@ -256,11 +191,14 @@ def typeset_html(
     formulas = _formulas(html, nodes, notebook)
     result = typeset([(tex, display) for _, _, tex, display, _ in formulas])
     texts = []
-    for (start, end, tex, _, tag), container in zip(formulas, result.html, strict=True):
+    for (start, end, tex, _, tag), mjx in zip(formulas, result["html"], strict=True):
         texts.append(f'<span class="search-text" hidden>{text_form(tex)}</span>')
-        drawn = f'<{tag} class="arithmatex">{_container(container)}{texts[-1]}</{tag}>'
+        # The drawing stays out of the search index (Material's search plugin skips elements
+        # marked data-search-exclude); its text form goes in.
+        drawn = mjx.replace("<mjx-container ", '<mjx-container data-search-exclude="math" ', 1)
+        drawn = f'<{tag} class="arithmatex">{drawn}{texts[-1]}</{tag}>'
         closing = CLOSING.match(html, end) if tag == "span" else None
         if closing:  # "，" never starts a line: the browser may break after the formula's box
             drawn, end = f'<span class="nowrap">{drawn}{closing[0]}</span>', closing.end()
         edits.append((start, end, drawn))
-    return edit(html, edits) + result.defs, result.errors, texts
+    return edit(html, edits) + result["defs"], result["errors"], texts
