@@ -109,6 +109,8 @@ def write_search_indexes(site: Path) -> None:
     search at /zh/, so its locations become relative to /zh/), and English needs no lunr.zh."""
     path = site / "search" / "search_index.json"
     index = json.loads(path.read_text(encoding="utf-8"))
+    if not any(is_zh(doc["location"]) for doc in index["docs"]):
+        return  # split already, or an English build alone
     english = [doc for doc in index["docs"] if not is_zh(doc["location"])]
     chinese = [
         {**doc, "location": doc["location"].removeprefix(f"{LANG}/")}

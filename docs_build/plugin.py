@@ -33,7 +33,7 @@ from urllib.parse import urlsplit
 import markdown_exec
 from mkdocs.config import config_options
 from mkdocs.config.base import Config
-from mkdocs.plugins import BasePlugin, event_priority
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority
 from mkdocs.structure.files import File
 
 from docs_build import cache, fences, figures, html, i18n, mathjax, notebooks, page_figures
@@ -179,12 +179,19 @@ class EncoderSite(BasePlugin[SiteConfig]):
     # Before mkdocs-static-i18n (-100), which builds the other edition from its on_post_build,
     # with these same handlers: what this instance holds is still this build's.
     @event_priority(-90)
-    def on_post_build(self, *, config) -> None:
-        if self.language == i18n.LANG:  # what the Chinese build wrote at the root, split
+    def _on_post_build_this_edition(self, *, config) -> None:
+        if self.language == i18n.LANG:  # the sitemap the Chinese build wrote at the root
             i18n.write_sitemap(Path(config.site_dir))
-            i18n.write_search_indexes(Path(config.site_dir))
         ran, language = self.fences.ran, self.language
         log.info("fences: %d ran in this build (%s), the others were cached", ran, language)
+
+    # After mkdocs-static-i18n (-100), which writes the search index of both editions once it
+    # has built the other one.
+    @event_priority(-110)
+    def _on_post_build_both_editions(self, *, config) -> None:
+        i18n.write_search_indexes(Path(config.site_dir))
+
+    on_post_build = CombinedEvent(_on_post_build_this_edition, _on_post_build_both_editions)
 
 
 def build_stamp() -> dict:
