@@ -3,20 +3,16 @@
 Each module of ``plots/`` ends with ``FIGURES = {name: draw}``, where ``draw(theme)`` returns a
 matplotlib figure in a colour theme; ``render_all`` turns every drawing, and every SVG source in
 ``diagrams/``, into a light and a dark SVG. A figure with words is drawn in Chinese too, as
-``NAME-zh`` (the Chinese pages show it): a drawing takes its words from
-``text(theme, english, chinese)`` (``theme["lang"]`` is the language it is drawn for), and a
-diagram from ``diagrams/zh.json``. A figure too wide for a phone's column is drawn for it too,
-as ``NAME-narrow`` (and ``NAME-narrow-zh``), which the pages show on narrow screens: a drawing
-asks ``narrow(theme)`` and lays itself out for about 360 px (panels stacked, the same words), and
-a diagram has a second source, ``diagrams/NAME-narrow.svg``. Drawings are cached
-(``docs_build.cache``) by the hash of the package, of matplotlib's version and of the CJK font
-found, so ``mkdocs serve`` stays fast.
+``NAME-zh`` (a drawing calls ``plots.text``; a diagram's words are in ``diagrams/zh.json``), and
+one too wide for a phone's column is drawn for it, as ``NAME-narrow`` (and ``NAME-narrow-zh``: a
+drawing calls ``plots.narrow``; a diagram has a second source, ``diagrams/NAME-narrow.svg``).
+Drawings are cached (``docs_build.cache``) by the hash of the package, of matplotlib's version
+and of the CJK font found, so ``mkdocs serve`` stays fast.
 
-A page's fence draws a figure from what it computed with ``save(NAME, draw)``: the same variants,
-written as the site files ``figures/NAME.svg``, ``figures/NAME-dark.svg`` (and ``-zh``), which
-the page shows with the same image line as any figure. ``write(uri, text)`` writes any other
-site file (the explorers' weights). Both go to the files of the fence that runs (``collect``),
-which the fence runner caches and the build adds to the site (``docs_build/fences.py``).
+A page's fence draws a figure from what it computed with ``save(NAME, draw)``, which the page
+shows with the same image line as any figure; ``write(uri, text)`` writes any other site file
+(the explorers' weights). Both go to the files of the fence that runs (``collect``), which the
+fence runner caches and the build adds to the site (``docs_build/fences.py``).
 """
 
 from __future__ import annotations
@@ -25,39 +21,32 @@ import contextlib
 import importlib
 import importlib.metadata
 import io
+import itertools
 import json
 import logging
 import pkgutil
 import re
 import sys
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
+
+from cycler import cycler
 
 from docs_build import cache, plots
 
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
-# Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes.
+# Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes,
+# and the diverging colour map reads on either.
+COLOURS = ("fg", "muted", "grid", "accent", "accent2", "accent3")
 THEMES = {
-    "": {
-        "fg": "#1f2328",
-        "muted": "#6e7781",
-        "grid": "#d0d7de",
-        "accent": "#3f51b5",
-        "accent2": "#e4572e",
-        "accent3": "#2a9d8f",
-        "cmap": "RdBu_r",
-    },
-    "-dark": {
-        "fg": "#e2e4e9",
-        "muted": "#9da5b4",
-        "grid": "#3b4252",
-        "accent": "#8c9eff",
-        "accent2": "#ff8a65",
-        "accent3": "#4dd0c4",
-        "cmap": "RdBu_r",
-    },
+    suffix: {**dict(zip(COLOURS, colours, strict=True)), "cmap": "RdBu_r"}
+    for suffix, colours in {
+        "": ("#1f2328", "#6e7781", "#d0d7de", "#3f51b5", "#e4572e", "#2a9d8f"),
+        "-dark": ("#e2e4e9", "#9da5b4", "#3b4252", "#8c9eff", "#ff8a65", "#4dd0c4"),
+    }.items()
 }
 # Diagram sources carry the light palette between these markers; the dark variant swaps it.
 PALETTE_START, PALETTE_END = "/* palette:start */", "/* palette:end */"
@@ -72,6 +61,8 @@ NARROW = "-narrow"  # name suffix of a figure's version for a phone (before "-zh
 # default, fills in what it lacks); SVG text is written as paths, so readers need no such font.
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
 DIAGRAM_WORDS = DIAGRAMS / "zh.json"  # {"English text of a diagram": "its Chinese"}
+# A figure's variants, in the order they are drawn: (name suffix, language, drawn for a phone).
+VARIANTS = [("", "en", False), (ZH, "zh", False), (NARROW, "en", True), (NARROW + ZH, "zh", True)]
 
 log = logging.getLogger("mkdocs.figures")
 
@@ -92,29 +83,22 @@ def drawings() -> dict[str, Callable]:
 
 def _style(theme: dict) -> dict:
     return {
-        "text.color": theme["fg"],
-        "axes.labelcolor": theme["fg"],
+        **dict.fromkeys(
+            ["text.color", "axes.labelcolor", "xtick.color", "ytick.color"], theme["fg"]
+        ),
+        **dict.fromkeys(["axes.facecolor", "figure.facecolor", "savefig.facecolor"], "none"),
         "axes.edgecolor": theme["muted"],
-        "xtick.color": theme["fg"],
-        "ytick.color": theme["fg"],
-        "axes.facecolor": "none",
-        "figure.facecolor": "none",
-        "savefig.facecolor": "none",
         "savefig.transparent": True,
         "font.size": 10,
         "axes.titlesize": 11,
         "legend.frameon": False,
         "svg.hashsalt": "encoder",
         "svg.fonttype": "path",
-        "axes.prop_cycle": _cycle(theme),
+        "axes.prop_cycle": cycler(
+            color=[theme[k] for k in ("accent", "accent2", "accent3", "muted")]
+        ),
         "grid.color": theme["grid"],
     }
-
-
-def _cycle(theme: dict):
-    from cycler import cycler
-
-    return cycler(color=[theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]])
 
 
 def _to_svg(fn: Callable, theme: dict, lang: str = "en", narrow: bool = False) -> tuple[str, dict]:
@@ -142,16 +126,14 @@ def render(fn: Callable) -> dict[str, dict[str, str]]:
     """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``; the same in
     Chinese under ``"-zh"`` when the drawing has words, and drawn for a phone under
     ``"-narrow"`` (and ``"-narrow-zh"``) when it asks (``plots.narrow``); uncached."""
-    english, asked = {}, {}
-    for suffix, theme in THEMES.items():
-        english[suffix], asked = _to_svg(fn, theme)
-    langs = {"": "en", ZH: "zh"} if asked.get("has_words") else {"": "en"}
-    out = {"": english}
-    for narrow in (False, True) if asked.get("has_narrow") else (False,):
-        for key, lang in langs.items():
-            name = (NARROW if narrow else "") + key
-            if name:
-                out[name] = {s: _to_svg(fn, t, lang, narrow)[0] for s, t in THEMES.items()}
+    out, asked = {}, {}
+    for name, lang, narrow in VARIANTS:
+        if (lang == "zh" and "has_words" not in asked) or (narrow and "has_narrow" not in asked):
+            continue
+        out[name] = {}
+        for scheme, theme in THEMES.items():
+            out[name][scheme], drawn = _to_svg(fn, theme, lang, narrow)
+            asked |= drawn
     return out
 
 
@@ -169,13 +151,7 @@ def _cjk_fonts() -> list[str]:
     return found
 
 
-def _draw(name: str, fn: Callable) -> dict[str, dict[str, str]]:
-    """{name: {suffix: svg}}, and {name-zh: ...}, {name-narrow: ...} when it has them."""
-    return {name + lang: variants for lang, variants in render(fn).items()}
-
-
-def _diagram_variants(path: Path, light: str | None = None) -> dict[str, str]:
-    light = path.read_text() if light is None else light
+def _diagram_variants(light: str, path: Path) -> dict[str, str]:
     start, end = light.find(PALETTE_START), light.find(PALETTE_END)
     if start < 0 or end < 0:
         raise ValueError(f"{path} has no {PALETTE_START} ... {PALETTE_END} block")
@@ -191,13 +167,11 @@ def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     translate. A word missing from diagrams/zh.json is reported (and stays English)."""
     import html
 
-    source, changed, missing = path.read_text(), False, []
+    source, missing = path.read_text(), []
 
     def swap(m: re.Match) -> str:
-        nonlocal changed
         english = html.unescape(m[2])
         if english in words:
-            changed = True
             return m[1] + html.escape(words[english], quote=False) + m[3]
         # Words to translate: prose, not code ("h = norm1(x)") and not a name ("LayerNorm").
         if re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
@@ -207,45 +181,37 @@ def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     chinese = SVG_TEXT.sub(swap, source)
     if missing:
         log.warning("figures: %s: no Chinese in %s for %s", path.name, DIAGRAM_WORDS.name, missing)
-    return chinese if changed else None
-
-
-# A box of a diagram that opens a page: a <rect> with data-page (a page of the site, relative to
-# the docs folder), followed by the <text> that names it.
-LINKED_BOX = re.compile(
-    r'<rect\b(?P<attrs>[^>]*\bdata-page="(?P<page>[^"]+)"[^>]*)/>\s*<text\b[^>]*>(?P<label>[^<]*)<'
-)
-NUMBER = re.compile(r'\b(x|y|width|height)="([\d.]+)"')
+    return chinese if chinese != source else None
 
 
 def box_links(name: str) -> list[tuple[str, str, tuple[float, ...]]]:
     """The linked boxes of diagram NAME (or NAME-zh, named in Chinese): [(page, label, (left,
-    top, width, height) in % of the drawing)]; [] for a drawing without them."""
-    import html
-
+    top, width, height) in % of the drawing)]; [] for a drawing without them. A box that opens
+    a page is a <rect> with data-page (relative to the docs folder), then the <text> naming it."""
     path = DIAGRAMS / f"{name.removesuffix(ZH)}.svg"
     if not path.exists():
         return []
-    source = path.read_text()
+    svg = ET.parse(path).getroot()
     words = json.loads(DIAGRAM_WORDS.read_text()) if name.endswith(ZH) else {}
-    width, height = map(float, re.search(r'viewBox="0 0 ([\d.]+) ([\d.]+)"', source).groups())
+    width, height = map(float, svg.get("viewBox").split()[2:])
     links = []
-    for m in LINKED_BOX.finditer(source):
-        box = dict((k, float(v)) for k, v in NUMBER.findall(m["attrs"]))
-        where = (box["x"] / width, box["y"] / height, box["width"] / width, box["height"] / height)
-        label = html.unescape(m["label"])
-        links.append((m["page"], words.get(label, label), tuple(round(100 * v, 3) for v in where)))
+    for box, text in itertools.pairwise(svg.iter()):
+        if box.get("data-page") and text.tag.endswith("}text"):
+            x, y, w, h = (float(box.get(k)) for k in ("x", "y", "width", "height"))
+            where = (x / width, y / height, w / width, h / height)
+            label = words.get(text.text, text.text)
+            links.append((box.get("data-page"), label, tuple(round(100 * v, 3) for v in where)))
     return links
 
 
 def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
-    """``_draw(name, fn)``, from the cache when this package drew it before: the test run draws
-    every figure as a test (tests/docs_build/test_figures.py), on every core, and the build
-    then draws none."""
+    """{NAME: {scheme: svg}, NAME-zh: ..., NAME-narrow: ...} of ``render(fn)``, from the cache when
+    this package drew it before: the test run draws every figure as a test
+    (tests/docs_build/test_figures.py), on every core, and the build then draws none."""
     fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
     version = importlib.metadata.version("matplotlib")
     key = cache.key(cache.package_hash(), version, fonts, name)
-    return cache.cached(f"figures/{key}", lambda: _draw(name, fn))
+    return cache.cached(f"figures/{key}", lambda: {name + k: v for k, v in render(fn).items()})
 
 
 def render_all() -> dict[str, dict[str, str]]:
@@ -253,10 +219,10 @@ def render_all() -> dict[str, dict[str, str]]:
     out = {}
     words = json.loads(DIAGRAM_WORDS.read_text())
     for path in sorted(DIAGRAMS.glob("*.svg")):
-        out[path.stem] = _diagram_variants(path)
+        out[path.stem] = _diagram_variants(path.read_text(), path)
         chinese = _diagram_in_chinese(path, words)
         if chinese is not None:
-            out[path.stem + ZH] = _diagram_variants(path, chinese)
+            out[path.stem + ZH] = _diagram_variants(chinese, path)
     drawn = {k: v for name, fn in drawings().items() for k, v in drawn_once(name, fn).items()}
     clash = set(out) & set(drawn)
     if clash:

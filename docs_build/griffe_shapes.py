@@ -30,13 +30,10 @@ def fence_shape_sections(docstring: str) -> str:
     """Return ``docstring`` with the body of each ``Shape:`` section in a text fence."""
 
     def fence(match: re.Match[str]) -> str:
-        indent = match["indent"]
-        body = match["body"]
-        trailing = body[len(body.rstrip("\n")) :]
-        lines = textwrap.dedent(body.rstrip("\n")).splitlines()
-        inner = indent + "    "
-        fenced = [f"{inner}```text", *(f"{inner}{line}" for line in lines), f"{inner}```"]
-        return f"{indent}Shape:\n" + "\n".join(fenced) + (trailing or "\n")
+        body = match["body"].rstrip("\n")
+        text = f"```text\n{textwrap.dedent(body)}\n```"
+        inner = textwrap.indent(text, match["indent"] + "    ", lambda line: True)
+        return f"{match['indent']}Shape:\n{inner}" + (match["body"][len(body) :] or "\n")
 
     return _SECTION.sub(fence, docstring)
 

@@ -16,11 +16,13 @@ A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``noteboo
 from __future__ import annotations
 
 import base64
-import json
 import posixpath
 import re
 from pathlib import Path
 from urllib.parse import urljoin
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 from docs_build import fences, page_figures
 
@@ -62,14 +64,13 @@ EXPLORER_TEXT = {
 }
 
 
-def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
+def cells(text: str, link, figures: dict[str, bytes], lang: str) -> list:
     """The notebook cells of a page's Markdown (snippets expanded)."""
     out, at = [], 0
+    explorer = EXPLORER_TEXT[lang].format(url=link("", ""))
 
     def prose(part: str) -> None:
-        part = RESIDUE.sub(
-            "", EXPLORER.sub(lambda m: EXPLORER_TEXT[lang].format(url=link("", "")), part)
-        )
+        part = RESIDUE.sub("", EXPLORER.sub(lambda m: explorer, part))
         part = BLOCK.sub(lambda m: f"{m['indent']}**{m['title']}**" if m["title"] else "", part)
         part = AUTOREF.sub(lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", part)
         part = LINK.sub(lambda m: f"]({link(m['target'] or '', m['anchor'] or '')})", part)
@@ -82,20 +83,12 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
             attachments[f"{m['name']}.svg"] = {"image/svg+xml": base64.b64encode(svg).decode()}
             return f"![{m['alt']}](attachment:{m['name']}.svg)\n\n*{m['caption'] or ''}*"
 
-        part = re.sub(
-            r"\n{3,}",
-            "\n\n",
-            "\n".join(line.strip() for line in page_figures.LINE.sub(embed, part).splitlines()),
-        )
-        if part.strip():
-            out.append(
-                {
-                    "cell_type": "markdown",
-                    "metadata": {},
-                    "source": part.strip(),
-                    **({"attachments": attachments} if attachments else {}),
-                }
-            )
+        rows = page_figures.LINE.sub(embed, part).splitlines()
+        part = re.sub(r"\n{3,}", "\n\n", "\n".join(row.strip() for row in rows)).strip()
+        if part:
+            out.append(new_markdown_cell(part))
+            if attachments:
+                out[-1].attachments = attachments
 
     lines = text.split("\n")
     for fence in fences.parse(text):
@@ -103,28 +96,18 @@ def cells(text: str, link, figures: dict[str, str], lang: str) -> list[dict]:
         at = fence.end
         if SITE_ONLY.search(fence.info):  # draws a figure (embedded below) or exports an
             if "_explorer" in fence.code:  # explorer, linked here
-                prose(EXPLORER_TEXT[lang].format(url=link("", "")))
+                prose(explorer)
             continue
         if RUNS.search(fence.info):
-            out.append(
-                {
-                    "cell_type": "code",
-                    "execution_count": None,
-                    "metadata": {},
-                    "outputs": [],
-                    "source": fence.code.strip("\n"),
-                }
-            )
+            out.append(new_code_cell(fence.code.strip("\n")))
         else:
             lang_name = (fence.info.split() or [""])[0]
             prose(f"{fence.mark}{lang_name}\n{fence.code}\n{fence.mark}")
     prose("\n".join(lines[at:]))
-    for n, cell in enumerate(out):
-        cell["id"] = f"cell-{n}"
     return out
 
 
-def notebook(page, config, site_dir: Path) -> dict:
+def notebook(page, config, site_dir: Path) -> nbformat.NotebookNode:
     src = page.file.src_uri
     lang = "zh" if src.startswith("zh/") else "en"
     site = config.site_url or "/"
@@ -135,39 +118,23 @@ def notebook(page, config, site_dir: Path) -> dict:
         url = re.sub(r"(index)?\.(md|ipynb)$", "", path).rstrip("/") + "/"
         return urljoin(site, url.removeprefix("./")) + anchor
 
-    figures = {
-        p.stem: p.read_bytes()
-        for p in (site_dir / "figures").glob("*.svg")
-        if not p.stem.endswith("-dark")
-    }
+    light = [p for p in (site_dir / "figures").glob("*.svg") if not p.stem.endswith("-dark")]
+    figures = {p.stem: p.read_bytes() for p in light}
     if lang == "zh":
         figures |= {k.removesuffix("-zh"): v for k, v in figures.items() if k.endswith("-zh")}
     source = f"git+{config.repo_url.rstrip('/')}.git" if config.repo_url else "encoder"
     body = cells(_source(page, config), link, figures, lang)
     title = page.title  # the navigation's name, unless the page has a heading of its own
-    if body and body[0]["cell_type"] == "markdown" and body[0]["source"].startswith("# "):
-        heading, _, rest = body[0]["source"].partition("\n")
-        title, body[0]["source"] = heading.removeprefix("# ").strip(), rest.strip() or "&nbsp;"
-    head = [
-        {
-            "cell_type": "markdown",
-            "metadata": {},
-            "source": f"# {title}\n\n" + INTRO[lang].format(title=title, url=link("", "")),
-        },
-        {
-            "cell_type": "code",
-            "execution_count": None,
-            "metadata": {},
-            "outputs": [],
-            "source": SETUP.format(source=source),
-        },
-    ]
-    all_cells = head + body
-    for n, cell in enumerate(all_cells):
-        cell["id"] = f"cell-{n}"
+    if body and body[0].cell_type == "markdown" and body[0].source.startswith("# "):
+        heading, _, rest = body[0].source.partition("\n")
+        title, body[0].source = heading.removeprefix("# ").strip(), rest.strip() or "&nbsp;"
+    intro = f"# {title}\n\n" + INTRO[lang].format(title=title, url=link("", ""))
+    head = [new_markdown_cell(intro), new_code_cell(SETUP.format(source=source))]
+    for n, cell in enumerate(head + body):
+        cell.id = f"cell-{n}"
     kernel = {"display_name": "Python 3", "language": "python", "name": "python3"}
     meta = {"kernelspec": kernel, "language_info": {"name": "python"}}
-    return {"cells": all_cells, "metadata": meta, "nbformat": 4, "nbformat_minor": 5}
+    return new_notebook(cells=head + body, metadata=meta)
 
 
 def _source(page, config) -> str:
@@ -219,7 +186,6 @@ def write(page, config) -> None:
         site_dir = Path(config.site_dir)
         path = site_dir / posixpath.dirname(page.file.dest_uri) / name
         path.parent.mkdir(parents=True, exist_ok=True)  # MkDocs writes the page after this
-        path.write_text(
-            json.dumps(notebook(page, config, site_dir), ensure_ascii=False, indent=1) + "\n",
-            encoding="utf-8",
-        )
+        # Each cell's source one string, not nbformat's list of lines: tests/site/test_notebooks.py
+        # compares it with the page's fences.
+        nbformat.write(notebook(page, config, site_dir), path, split_lines=False)
