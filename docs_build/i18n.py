@@ -108,9 +108,9 @@ def write_search_indexes(site: Path) -> None:
     a page fetches its edition's index only (``overrides/main.html`` points a Chinese page's
     search at /zh/, so its locations become relative to /zh/), and English needs no lunr.zh."""
     path = site / "search" / "search_index.json"
-    index = json.loads(path.read_text(encoding="utf-8"))
+    index = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"docs": []}
     if not any(is_zh(doc["location"]) for doc in index["docs"]):
-        return  # split already, or an English build alone
+        return  # split already, an English build alone, or a site without search
     english = [doc for doc in index["docs"] if not is_zh(doc["location"])]
     chinese = [
         {**doc, "location": doc["location"].removeprefix(f"{LANG}/")}
