@@ -8,62 +8,44 @@ from __future__ import annotations
 
 import pytest
 
-# Without the networking flags Chromium calls home on a closed network (refused connections).
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
-]  # fmt: skip
 
-
+# Playwright's own switches keep Chromium from calling home (background networking, component
+# updates, sync, first run) and drop its sandbox; QUIC and the GPU are ours to turn off.
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
-    chromium = {"executable_path": "/usr/bin/chromium", "args": CHROMIUM_ARGS}
+    chromium = {"executable_path": "/usr/bin/chromium", "args": ["--disable-gpu", "--disable-quic"]}
     return {**browser_type_launch_args, **chromium}
 
 
-# Not pytest-playwright's, which asks for a fixture named ``device``: tests/conftest.py's is
-# the torch device, parametrised.
+# Not pytest-playwright's, which asks for ``device``: tests/conftest.py's, the torch device.
 @pytest.fixture(scope="session")
 def browser_context_args():
     return {"viewport": {"width": 1280, "height": 900}}
 
 
-# What a reader of 390 px sees, with touch (the pages' narrow layout and touch rules).
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
-def watch(page, site, found: list[str]) -> None:
-    """Record on ``found`` what goes wrong on ``page`` (see the module's docstring)."""
-
-    def away(route) -> None:
-        found.append(f"asked another host: {route.request.url}")
-        route.abort()
-
-    page.route(lambda url: not url.startswith(site.base), away)
-    page.on("requestfailed", lambda r: found.append(f"failed: {r.url} {r.failure}"))
-    page.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
-    page.on("console", lambda m: m.type == "error" and found.append(f"console: {m.text}"))
-    page.on("pageerror", lambda err: found.append(f"page error: {err}"))
-
-
-@pytest.fixture
-def problems(page, site) -> list[str]:
-    found: list[str] = []
-    watch(page, site, found)
+def watch(context, site, found: list[str]) -> list[str]:
+    """Record on ``found`` what goes wrong in ``context`` (see the module's docstring); a request
+    to another host is refused, so it fails as blocked by the client."""
+    context.route(lambda url: not url.startswith(site.base), lambda r: r.abort("blockedbyclient"))
+    context.on("requestfailed", lambda r: found.append(f"failed: {r.url} {r.failure}"))
+    context.on("response", lambda r: r.status >= 400 and found.append(f"HTTP {r.status}: {r.url}"))
+    context.on("console", lambda m: m.type == "error" and found.append(f"console: {m.text}"))
+    context.on("weberror", lambda err: found.append(f"page error: {err.error}"))
     return found
 
 
-@pytest.fixture(scope="session")
-def phone_context(browser):
-    context = browser.new_context(**PHONE)
-    yield context
-    context.close()
+@pytest.fixture
+def problems(context, site) -> list[str]:
+    return watch(context, site, [])
 
 
 @pytest.fixture
-def phone(phone_context, site, problems):
-    """A second page, in the run's one phone context (quicker to open than a context)."""
-    page = phone_context.new_page()
-    watch(page, site, problems)
-    yield page
-    page.close()
+def phone(browser, site, problems):
+    """A second page, in a context of its own: a phone's (see the module's docstring)."""
+    context = browser.new_context(**PHONE)
+    watch(context, site, problems)
+    yield context.new_page()
+    context.close()
