@@ -28,6 +28,38 @@ from encoder import (
 from encoder.experiments import ScaleQueries
 from encoder.training import History
 
+
+def _compact(data) -> str:
+    """JSON without spaces, for the files the page fetches and the widget's attributes."""
+    return json.dumps(data, separators=(",", ":"))
+
+
+def _widget(name: str, attrs: dict[str, str]) -> str:
+    """The HTML of the explorer ``name``, ``attrs`` its data attributes."""
+    attributes = "".join(f' {k}="{html.escape(v)}"' for k, v in attrs.items())
+    return f'<div class="explorer" data-explorer="{name}"{attributes}></div>'
+
+
+@torch.no_grad()
+def _vectors(model: TokenClassifier, inputs: list[list[int]], pad_to: int | None = None,
+             maps: bool = False) -> list[dict]:  # fmt: skip
+    """The package's logits (and attention maps if ``maps``) on ``inputs``, one sequence at a
+    time in float64 from the float32 weights, as the page computes; padded to ``pad_to``
+    without the mask for break-it's switch. The copy keeps ``remove_score_scaling``'s hooks.
+    The positional table stays the package's float32 one, where the page's is float64: the
+    tests allow for it."""
+    model = copy.deepcopy(model).double().eval()
+    if pad_to:
+        model.encoder.padding_idx = None  # the Encoder then masks no key
+    vectors = []
+    for ids in inputs:
+        x = torch.tensor([ids + [0] * ((pad_to or 0) - len(ids))])
+        vectors.append({"ids": ids, "logits": model(x)[0, : len(ids)].tolist()})  # (T, classes)
+        if maps:  # (L, H, T, T)
+            vectors[-1]["attention"] = attention_maps(model.encoder, x)[:, 0].tolist()
+    return vectors
+
+
 # --- attention ------------------------------------------------------------------------------------
 # Inputs of the test vectors: short, typical (traced too) and as long as the tasks train on.
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
@@ -83,32 +115,12 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
     return {"task": task, "config": _config(model, scaled), "params": params}
 
 
-@torch.no_grad()
-def test_vectors(model: TokenClassifier) -> list[dict]:
-    """The package's logits and attention maps for ``TEST_INPUTS``, one unpadded sequence at a
-    time in float64 from the float32 weights, as the page computes. The positional table
-    stays the package's float32 one, where the page's is float64: the tests allow for it."""
-    model = copy.deepcopy(model).double().eval()
-    vectors = []
-    for ids in TEST_INPUTS:
-        x = torch.tensor([ids])
-        vectors.append(
-            {
-                "ids": ids,
-                "logits": model(x)[0].tolist(),  # (T, n_classes)
-                "attention": attention_maps(model.encoder, x)[:, 0].tolist(),  # (L, H, T, T)
-            }
-        )
-    return vectors
-
-
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     tests = {}
     for task, model in models.items():
-        blob = json.dumps(export_weights(model, task), separators=(",", ":"))
-        write(f"explorers/attention-{task}.json", blob)
-        tests[task] = test_vectors(model)
+        write(f"explorers/attention-{task}.json", _compact(export_weights(model, task)))
+        tests[task] = _vectors(model, TEST_INPUTS, maps=True)
         tests[task][1]["trace"] = trace(model, tests[task][1]["ids"])
     write("explorers/attention-tests.json", json.dumps(tests))
     return attention_explorer_html(list(models))
@@ -119,8 +131,7 @@ def attention_explorer_html(tasks: list[str]) -> str:
     another page (Attention's trace of one query): the same files, by name."""
     attrs = {f"data-model-{task}": f"explorers/attention-{task}.json" for task in tasks}
     attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
-    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
-    return f'<div class="explorer" data-explorer="attention" {attributes}></div>'
+    return _widget("attention", attrs)
 
 
 # --- trace ("Trace one query", shown by the attention explorer) -----------------------------------
@@ -166,23 +177,6 @@ def trace(model: TokenClassifier, ids: list[int]) -> list[dict]:
 BREAK_IT_INPUTS = [[3, 3, 3], [3, 1, 4, 1, 5, 9, 2, 6], [5, 2, 8, 1]]
 
 
-@torch.no_grad()
-def _broken_vectors(model: TokenClassifier, inputs: list[list[int]], pad_to: int | None,
-                    scaled: bool) -> list[dict]:  # fmt: skip
-    """The package's logits on ``inputs`` for a broken variant: padded to ``pad_to``
-    without the mask, or (``scaled=False``) a model that carries ``remove_score_scaling``'s
-    hooks, which the copy keeps."""
-    reproducible(model, scaled)
-    model = copy.deepcopy(model).double().eval()
-    if pad_to:
-        model.encoder.padding_idx = None  # the Encoder then masks no key
-    vectors = []
-    for ids in inputs:
-        x = torch.tensor([ids + [0] * ((pad_to or 0) - len(ids))])
-        vectors.append({"ids": ids, "logits": model(x)[0, : len(ids)].tolist()})
-    return vectors
-
-
 def break_it_explorer(
     intact: dict[str, TokenClassifier], switches: dict[str, dict], challenges: dict
 ) -> str:
@@ -197,20 +191,19 @@ def break_it_explorer(
     for name, switch in switches.items():
         task, model, start = switch["task"], switch["model"], list(switch["start"])
         pad_to, scaled = switch.get("pad_to"), switch.get("scaled", True)
+        reproducible(model, scaled)
         path = f"explorers/attention-{task}.json"
+        spec[name] = {"task": task, "model": path, "intact": path, "pad_to": pad_to, "start": start}
         if model is not intact[task]:
-            blob = json.dumps(export_weights(model, task, scaled), separators=(",", ":"))
-            path = write(f"explorers/broken-{name}.json", blob)
-        spec[name] = {"task": task, "model": path, "intact": f"explorers/attention-{task}.json",
-                      "pad_to": pad_to, "start": start}  # fmt: skip
-        tests[name] = _broken_vectors(model, [start, *BREAK_IT_INPUTS], pad_to, scaled)
+            blob = _compact(export_weights(model, task, scaled))
+            spec[name]["model"] = write(f"explorers/broken-{name}.json", blob)
+        tests[name] = _vectors(model, [start, *BREAK_IT_INPUTS], pad_to)
     attrs = {
-        "data-variants": json.dumps(spec, separators=(",", ":")),
-        "data-challenges": json.dumps(challenges, separators=(",", ":")),
+        "data-variants": _compact(spec),
+        "data-challenges": _compact(challenges),
         "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
     }
-    attributes = " ".join(f'{k}="{html.escape(v)}"' for k, v in attrs.items())
-    return f'<div class="explorer" data-explorer="break-it" {attributes}></div>'
+    return _widget("break-it", attrs)
 
 
 # --- learn ("Watch it learn") ---------------------------------------------------------------------
@@ -219,37 +212,31 @@ def break_it_explorer(
 LEARN_INPUTS = [[3, 1, 4, 1, 5, 9, 2, 6, 5], [7, 2, 8, 1, 8], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
-@torch.no_grad()
-def checkpoint_maps(model: TokenClassifier, checkpoints: dict, inputs: list[list[int]]) -> dict:
-    """step -> the package's attention maps of ``model`` holding that step's weights, one
-    (n_layers, n_head, T, T) array per input, run one sequence at a time as on the page."""
-    snapshot = copy.deepcopy(model)
-    maps = {}
-    for step, state in sorted(checkpoints.items()):
-        snapshot.load_state_dict(state)
-        maps[step] = [attention_maps(snapshot.encoder, torch.tensor([ids]))[:, 0] for ids in inputs]
-    return maps
-
-
 def _rounded(t: torch.Tensor, digits: int = 6) -> list:
     return torch.round(t.double(), decimals=digits).tolist()
 
 
+@torch.no_grad()
 def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict, run: dict) -> str:
     """Write the kept steps of one run: the training loss at every step, the attention maps of
-    LEARN_INPUTS at each kept step (rounded: a smaller file to fetch), the page's measured
-    weight on the mirrored key per layer and head (``mirror_weight``: step -> (L, H)) and
-    ``run``, what the browser tests retrain it from. Returns the explorer's HTML."""
-    if 0 not in history.checkpoints or len(history.checkpoints) < 2:
-        raise ValueError(f"need step 0 and a later step, got {sorted(history.checkpoints)}")
-    maps = checkpoint_maps(model, history.checkpoints, LEARN_INPUTS)
+    LEARN_INPUTS at each kept step (rounded: a smaller file to fetch), run one sequence at a
+    time as on the page, the page's measured weight on the mirrored key per layer and head
+    (``mirror_weight``: step -> (L, H)) and ``run``, what the browser tests retrain it from.
+    Returns the explorer's HTML."""
+    steps = sorted(history.checkpoints)
+    if 0 not in steps or len(steps) < 2:
+        raise ValueError(f"need step 0 and a later step, got {steps}")
+    snapshot, maps = copy.deepcopy(model), []
+    for step in steps:
+        snapshot.load_state_dict(history.checkpoints[step])
+        maps.append([_rounded(attention_maps(snapshot.encoder, torch.tensor([ids]))[:, 0])
+                     for ids in LEARN_INPUTS])  # fmt: skip
     data = {
-        "steps": sorted(maps),
+        "steps": steps,
         "loss": [round(v, 5) for v in history.loss],
         "inputs": LEARN_INPUTS,
-        "maps": [[_rounded(m) for m in maps[step]] for step in sorted(maps)],
-        "mirror": [_rounded(torch.as_tensor(mirror_weight[step]), 4) for step in sorted(maps)],
+        "maps": maps,
+        "mirror": [_rounded(torch.as_tensor(mirror_weight[step]), 4) for step in steps],
         "run": run,
     }
-    path = write("explorers/learn.json", json.dumps(data, separators=(",", ":")))
-    return f'<div class="explorer" data-explorer="learn" data-run="{html.escape(path)}"></div>'
+    return _widget("learn", {"data-run": write("explorers/learn.json", _compact(data))})
