@@ -26,10 +26,6 @@ def pytest_markdown_docs_markdown_it():
     return fences.markdown_it()
 
 
-class FenceTypeError(Exception):
-    """A fence's TypeError: pytest-markdown-docs 0.9.2 retries a runner that raises TypeError."""
-
-
 @register_runner(default=True)
 class FenceRunner(DefaultRunner):
     """pytest-markdown-docs' runner for every python fence (see ``docs_build/fences.py``)."""
@@ -39,13 +35,9 @@ class FenceRunner(DefaultRunner):
         self.pages: dict[Path, list[fences.Fence]] = {}  # each page's python fences
         self.sessions: dict[tuple[Path, str], tuple[dict, set[int]]] = {}  # namespace, lines run
 
-    def runtest(self, test, args, **kwargs) -> None:
-        try:
-            self.run(test, args)
-        except TypeError as error:  # pytest-markdown-docs would run the fence again
-            raise FenceTypeError(str(error)).with_traceback(error.__traceback__) from None
-
-    def run(self, test, args) -> None:
+    # No ``asyncio_runner`` keyword: pytest-markdown-docs 0.9.2 retries a call that raises
+    # TypeError without it, so it retries before a fence ran, never after a fence's TypeError.
+    def runtest(self, test, args) -> None:
         path, line = test.source_path, test.start_line
         if path not in self.pages:
             found = fences.parse(path.read_text(encoding="utf-8"))

@@ -11,6 +11,7 @@ the build shows their outputs from the cache and runs none (``test_build.py`` ch
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -38,44 +39,18 @@ ZH_ONLY = sorted(  # the Chinese notebook: no English twin
     url_path(s) for s in SOURCES if s.startswith(ZH) and s.removeprefix(ZH) not in SOURCES
 )
 PAGES = ENGLISH + [ZH + page for page in ENGLISH] + ZH_ONLY
+# The file each page is built from: a Chinese page with no translation shows the English one.
+SOURCE = {ZH + url_path(s): DOCS / s for s in SOURCES if not s.startswith(ZH)}
+SOURCE |= {url_path(s): DOCS / s for s in SOURCES}
 
 
-class Build:
-    """``TOOL build --strict`` of the repository into ``dest``, started at once."""
-
-    def __init__(self, dest: Path, env: dict, tool: str = "mkdocs"):
-        self.log, self.returncode, self.site = "", None, dest
-        self._proc = subprocess.Popen(
-            [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest)],
-            cwd=ROOT,
-            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", **env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
-        )
-
-    @classmethod
-    def done(cls, record: dict) -> Build:
-        """The build another worker made, from its record."""
-        build = cls.__new__(cls)
-        build.log, build.returncode = record["log"], record["returncode"]
-        build._proc = None
-        return build
-
-    def wait(self) -> Build:
-        if self.returncode is None:
-            self.log, _ = self._proc.communicate(timeout=900)
-            self.returncode = self._proc.returncode
-        return self
-
-    def stop(self) -> None:
-        if self._proc is not None and self._proc.poll() is None:
-            self._proc.kill()
-            self._proc.communicate()
-
-    @property
-    def warnings(self) -> list[str]:
-        return [line for line in self.log.splitlines() if "WARNING" in line]
+def build(dest: Path, url: str, tool: str = "mkdocs") -> tuple[int, str]:
+    """``TOOL build --strict`` of the repository into ``dest`` for the address ``url``: its exit
+    status and its log."""
+    command = [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest)]
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url}
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    return done.returncode, done.stdout + done.stderr
 
 
 # Python's own file server (`python -m http.server`) for the folder $1, stopped when the process
@@ -86,43 +61,33 @@ SERVE = (
 )
 
 
-def serve(folder: Path, owner: int) -> int:
-    """Serve ``folder`` on 127.0.0.1 until the process ``owner`` ends; return the port."""
+def serve(folder: Path, owner: int) -> str:
+    """Serve ``folder`` on 127.0.0.1 until the process ``owner`` ends; return its address."""
     folder.mkdir(parents=True, exist_ok=True)
     server = subprocess.Popen(
         ["sh", "-c", SERVE, "sh", folder, str(owner), sys.executable],
         stdout=subprocess.PIPE, text=True, start_new_session=True,
     )  # fmt: skip
-    return int(re.search(r" port (\d+)", server.stdout.readline())[1])
+    port = re.search(r" port (\d+)", server.stdout.readline())[1]
+    return f"http://127.0.0.1:{port}/"
 
 
+@dataclasses.dataclass
 class Site:
-    """The build, served on 127.0.0.1 at the address it was built for."""
+    """The build (its exit status and log), served at ``base``, the address it was built for."""
 
-    url_path = staticmethod(url_path)
-    pages, english, zh_only = PAGES, ENGLISH, ZH_ONLY
-
-    def __init__(self, folder: Path, port: int) -> None:
-        self.tmp, self.dir = folder, folder / "site"
-        self.base = f"http://127.0.0.1:{port}/"
-        self.env = {"SITE_URL": self.base}
-        self.build: Build | None = None
-        self.properdocs: Build | None = None
-
-    def start_properdocs(self) -> Build:
-        if self.properdocs is None:
-            self.properdocs = Build(self.tmp / "properdocs", self.env, tool="properdocs")
-        return self.properdocs
+    dir: Path
+    base: str
+    returncode: int
+    log: str
+    url_path, build = staticmethod(url_path), staticmethod(build)  # build: ProperDocs too
+    pages, english, zh_only, source = PAGES, ENGLISH, ZH_ONLY, SOURCE
 
     def url(self, path: str) -> str:
         return self.base + path
 
     def html(self, path: str) -> str:
         return (self.dir / path / "index.html").read_text(encoding="utf-8")
-
-    def close(self) -> None:
-        if self.properdocs is not None:
-            self.properdocs.stop()
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -132,24 +97,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, worker_id):
+def site(tmp_path_factory, worker_id) -> Site:
     """The one build of the run, served: the first pytest-xdist worker to get here starts the
     server and builds; the others wait for the build and use it."""
     base = tmp_path_factory.getbasetemp()
     shared = base if worker_id == "master" else base.parent
+    folder, record = shared / "site", shared / "site.json"
     with FileLock(shared / "site.lock"):
-        record = shared / "site.json"
-        if record.exists():
-            done = json.loads(record.read_text())
-            site = Site(shared, done["port"])
-            site.build = Build.done(done)
-        else:  # the run's process: this one, or pytest-xdist's controller of this worker
-            port = serve(shared / "site", os.getpid() if worker_id == "master" else os.getppid())
-            site = Site(shared, port)
-            site.build = b = Build(site.dir, site.env).wait()
-            done = {"port": port, "log": b.log, "returncode": b.returncode}
-            record.write_text(json.dumps(done))
-    if not (site.dir / "index.html").is_file():
-        pytest.fail(f"mkdocs wrote no site (exit {site.build.returncode}):\n{site.build.log}")
-    yield site
-    site.close()
+        if not record.exists():  # the run's process: this one, or pytest-xdist's controller
+            url = serve(folder, os.getpid() if worker_id == "master" else os.getppid())
+            record.write_text(json.dumps([url, *build(folder, url)]))
+    site = Site(folder, *json.loads(record.read_text()))
+    if not (folder / "index.html").is_file():
+        pytest.fail(f"mkdocs wrote no site (exit {site.returncode}):\n{site.log}")
+    return site

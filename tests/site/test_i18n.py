@@ -9,7 +9,6 @@ import json
 import re
 import subprocess
 import sys
-from pathlib import Path
 from urllib.parse import urljoin
 
 import pytest
@@ -17,7 +16,6 @@ import pytest
 from docs_build import i18n
 
 ZH = "zh/"
-DOCS = Path(__file__).resolve().parents[2] / "docs"
 
 
 def article(site, page: str) -> str:
@@ -52,19 +50,18 @@ def shown(site, page: str) -> dict[str, list[str]]:
     }
 
 
-def test_every_page_exists_in_both_languages(site):
-    built = {
-        "" if p.parent == site.dir else p.parent.relative_to(site.dir).as_posix() + "/"
-        for p in site.dir.rglob("index.html")
-        if p.parent.relative_to(site.dir).parts[:1] not in {("assets",), ("search",), ("figures",)}
-    }
-    assert built == set(site.pages)
-
-
 def test_chinese_page_shows_the_same_code_formulas_and_figures(site, english_page):
+    """A figure with words is drawn in Chinese too, as figures/NAME-zh.svg (docs_build/figures.py):
+    the Chinese page shows it where the English page shows NAME.svg, the English page never."""
     en, zh = shown(site, english_page), shown(site, ZH + english_page)
     for what in ("formulas", "code", "figures"):
         assert zh[what] == en[what], f"{what} of /{ZH}{english_page} differ from /{english_page}"
+    drawn = {p.name for p in (site.dir / "figures").glob("*.svg")}
+    english = [n for n in en["images"] if n in drawn]
+    assert not [n for n in english if "-zh" in n]
+    chinese = [re.sub(r"(-dark)?\.svg$", r"-zh\g<0>", n) for n in english]
+    shows = [c if c in drawn else n for c, n in zip(chinese, english, strict=True)]
+    assert [n for n in zh["images"] if n in drawn] == shows
 
 
 def test_the_comparison_has_something_to_compare(site):
@@ -72,17 +69,6 @@ def test_the_comparison_has_something_to_compare(site):
     assert len(page["formulas"]) >= 3 and len(page["code"]) >= 6 and len(page["figures"]) >= 6
     notebook = shown(site, "notebooks/positional-encoding-walkthrough/")
     assert notebook["code"] and notebook["formulas"]
-
-
-def test_chinese_pages_show_the_chinese_figures(site, english_page):
-    """A figure with words is drawn in Chinese too, as figures/NAME-zh.svg (docs_build/figures.py);
-    the Chinese page shows it, the English page never does."""
-    drawn = {p.name for p in (site.dir / "figures").glob("*.svg")}
-    english = [n for n in shown(site, english_page)["images"] if n in drawn]
-    chinese = [n for n in shown(site, ZH + english_page)["images"] if n in drawn]
-    assert not [n for n in english if "-zh" in n]
-    zh = [re.sub(r"(-dark)?\.svg$", r"-zh\g<0>", n) for n in english]
-    assert chinese == [z if z in drawn else n for z, n in zip(zh, english, strict=True)]
 
 
 def test_chinese_pages_are_chinese(site, english_page):
@@ -104,18 +90,15 @@ def test_the_404_page_is_english(site):
 
 
 def test_switcher_goes_to_the_same_page(site, english_page):
+    same = {"en": site.url(english_page), "zh": site.url(ZH + english_page)}
+    homes = {"en": site.url(""), "zh": site.url(ZH)}
     for path in (english_page, ZH + english_page):
-        links = re.findall(
-            r'<a href="([^"]*)" hreflang="(\w+)" class="md-select__link"', site.html(path)
-        )
-        found = {lang: urljoin(site.url(path), href) for href, lang in links}
-        assert found == {"en": site.url(english_page), "zh": site.url(ZH + english_page)}, path
+        text, url = site.html(path), site.url(path)
+        links = re.findall(r'<a href="([^"]*)" hreflang="(\w+)" class="md-select__link"', text)
+        assert {lang: urljoin(url, href) for href, lang in links} == same, path
         # Material fetches sitemap.xml beside the head's alternates: they stay at the homes.
-        heads = re.findall(
-            r'<link rel="alternate" href="([^"]*)" hreflang="(\w+)">', site.html(path)
-        )
-        homes = {lang: urljoin(site.url(path), href) for href, lang in heads}
-        assert homes == {"en": site.url(""), "zh": site.url(ZH)}, path
+        heads = re.findall(r'<link rel="alternate" href="([^"]*)" hreflang="(\w+)">', text)
+        assert {lang: urljoin(url, href) for href, lang in heads} == homes, path
 
 
 @pytest.fixture(scope="module")
@@ -143,23 +126,13 @@ def test_chinese_is_segmented_into_words(index):
 
 def test_the_stale_banner_shows_where_the_english_page_changed(site):
     stale = set(i18n.stale())
-    for source in sorted((DOCS / "zh").rglob("*.md")):
-        page = site.url_path(source.relative_to(DOCS).as_posix())
-        banner = f'<p class="admonition-title">{i18n.STALE_TITLE}</p>' in site.html(page)
-        assert banner == (source in stale), page
+    for page, source in site.source.items():
+        if page.startswith(ZH) and source.suffix == ".md":
+            banner = f'<p class="admonition-title">{i18n.STALE_TITLE}</p>' in site.html(page)
+            assert banner == (source in stale), page
 
 
 def test_stamp_checks_every_chinese_page():
-    done = subprocess.run(
-        [sys.executable, "-m", "docs_build.i18n", "--check"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    check = [sys.executable, "-m", "docs_build.i18n", "--check"]
+    done = subprocess.run(check, capture_output=True, text=True, timeout=60)
     assert done.returncode == (1 if i18n.stale() else 0), done.stdout + done.stderr
-
-
-def test_section_markers_leave_no_trace(site):
-    # English pages mark their code and formulas as snippet sections in HTML comments.
-    marked = [p for p in site.pages if re.search(r"--8<--|8&lt;", site.html(p))]
-    assert marked == []

@@ -17,8 +17,7 @@ import pytest
 
 from docs_build import fences
 
-ROOT = Path(__file__).resolve().parents[2]
-DOCS = ROOT / "docs"
+DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
 RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
 NOTEBOOK_FENCE = re.compile(r'python exec="on"(?!.*html="true")')  # none of the site's HTML
@@ -34,77 +33,51 @@ WITH_CODE = sorted(n for n, md in MARKDOWN.items() if runs(md) and "\nnotebook: 
 NOTEBOOK_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.ipynb"))
 
 
-def url_path(src: str) -> str:  # as tests/site/conftest.py's
-    stem = src.rsplit(".", 1)[0]
-    return stem.removesuffix("index") if stem.split("/")[-1] == "index" else stem + "/"
-
-
-# The source each page is built from: a Chinese page with no translation shows the English one.
-SOURCE = {
-    lang + url_path(s): DOCS / s
-    for lang in ("zh/", "")
-    for s in [p.relative_to(DOCS).as_posix() for p in [*DOCS.rglob("*.md"), *DOCS.rglob("*.ipynb")]]
-    if not s.startswith("zh/") or not lang
-}
-# Every page that offers a notebook, in both languages: those with code, and the notebook pages.
-OFFERED = sorted(
-    {lang + url_path(s) for s in WITH_CODE for lang in ("", "zh/")}
-    | {page for page, src in SOURCE.items() if src.suffix == ".ipynb"}
-)
-
-
 def notebook_of(site, page: str) -> tuple[dict, Path]:
+    """The notebook the page's download button gives, valid (or this fails), and its file."""
+    import nbformat
+
     match = DOWNLOAD.search(site.html(page))
     assert match, f"{page}: no download button"
     path = site.dir / page / match["href"]
-    return json.loads(path.read_text(encoding="utf-8")), path
+    notebook = nbformat.reads(path.read_text(encoding="utf-8"), as_version=4)
+    nbformat.validate(notebook)
+    return notebook, path
 
 
-def test_the_pages_that_offer_a_notebook(site):
-    offering = [p for p in site.pages if DOWNLOAD.search(site.html(p))]
-    assert offering == [p for p in site.pages if p in OFFERED]
-    assert set(OFFERED) <= set(site.pages)
-
-
-@pytest.mark.parametrize("offered", OFFERED)
-def test_every_offered_notebook_is_valid_and_the_page_own(site, offered: str):
-    """What the download button gives is a valid notebook, and it is this page's: a notebook
-    page's own file, byte for byte; a Markdown page's fences in order, under its title. Never a
+def test_a_page_offers_its_own_notebook_or_none(site, page_path: str):
+    """A page whose code runs at build (in either language) and a notebook page offer a
+    notebook; no other page does. What the download button gives is a valid notebook, and it is
+    this page's: a notebook page's own file, byte for byte; a Markdown page's fences in order,
+    under its title, its figures attached, and nothing only the site understands. Never a
     notebook about another (one whose text holds a notebook's JSON)."""
-    import nbformat
-
-    notebook, path = notebook_of(site, offered)
-    assert path.parent == site.dir / offered  # beside the page: the Colab button's path too
-    nbformat.validate(nbformat.reads(path.read_text(encoding="utf-8"), as_version=4))
-    text = "\n".join(c["source"] if isinstance(c["source"], str) else "".join(c["source"])
-                     for c in notebook["cells"])  # fmt: skip
-    assert '"cell_type"' not in text and '"nbformat"' not in text, offered
-    source = SOURCE[offered]
-    if source.suffix == ".ipynb":
-        assert path.read_bytes() == source.read_bytes(), offered
+    source = site.source[page_path]  # a Chinese page with no translation shows the English one
+    english = source.relative_to(DOCS).as_posix().removeprefix("zh/")
+    offered = source.suffix == ".ipynb" or english in WITH_CODE
+    assert bool(DOWNLOAD.search(site.html(page_path))) == offered, page_path
+    if not offered:
         return
-    title = re.search(r"<h1[^>]*>(.*?)</h1>", site.html(offered), re.DOTALL)[1]
+    notebook, path = notebook_of(site, page_path)
+    assert path.parent == site.dir / page_path  # beside the page: the Colab button's path too
+    text = "\n".join(c["source"] for c in notebook["cells"])
+    assert '"cell_type"' not in text and '"nbformat"' not in text, page_path
+    if source.suffix == ".ipynb":
+        assert path.read_bytes() == source.read_bytes(), page_path
+        return
+    title = re.search(r"<h1[^>]*>(.*?)</h1>", site.html(page_path), re.DOTALL)[1]
     title = html.unescape(re.sub(r"<[^>]+>", "", title)).rstrip("¶").strip()
-    assert notebook["cells"][0]["source"].startswith(f"# {title}\n"), offered
-    code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"]
-    # After the set-up cell, the page's fences in order (a Chinese page includes the English's).
-    assert code[1:] == runs(fences.expand(source.read_text(encoding="utf-8"))), offered
-
-
-@pytest.mark.parametrize("source", WITH_CODE)
-@pytest.mark.parametrize("lang", ["", "zh/"])
-def test_the_page_notebook_is_the_page_without_the_site(site, source: str, lang: str):
-    page = lang + site.url_path(source)
-    notebook, _ = notebook_of(site, page)
+    assert notebook["cells"][0]["source"].startswith(f"# {title}\n"), page_path
     code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"][1:]
-    assert not [c for c in code if "docs_build" in c], page  # the site's build code
+    # After the set-up cell, the page's fences in order (a Chinese page includes the English's).
+    assert code == runs(fences.expand(source.read_text(encoding="utf-8"))), page_path
+    assert not [c for c in code if "docs_build" in c], page_path  # the site's build code
     prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
-    assert not RESIDUE.findall(prose), page
-    figures = re.findall(r"figures/[\w-]+\.svg", (DOCS / source).read_text())
+    assert not RESIDUE.findall(prose), page_path
+    figures = re.findall(r"figures/[\w-]+\.svg", MARKDOWN[english])
     attached = [name for c in notebook["cells"] for name in c.get("attachments", {})]
-    assert len(attached) == len(set(figures)), page
-    if 'data-explorer="' in (DOCS / source).read_text():
-        assert re.search(rf"(on the page|在页面上打开)\]\([^)]*/{page}\)", prose), page
+    assert len(attached) == len(set(figures)), page_path
+    if 'data-explorer="' in MARKDOWN[english]:
+        assert re.search(rf"(on the page|在页面上打开)\]\([^)]*/{page_path}\)", prose), page_path
 
 
 @pytest.fixture(scope="module")
