@@ -39,9 +39,10 @@ def shown(site, page: str) -> dict[str, list[str]]:
     and outputs, and the figures (less a Chinese variant's "-zh")."""
     body = article(site, page)
     images = [src.rsplit("/", 1)[-1] for src in re.findall(r'<img [^>]*?src="([^"#]+)', body)]
-    code = [plain(m) for m in (CELL if "jp-CodeCell" in body else CODE).findall(body)]
-    if "jp-CodeCell" in body:  # one text: a run may split a cell's printed output differently
-        code = [" ".join(code)]
+    code = [plain(m) for m in CODE.findall(body)]
+    if "jp-CodeCell" in body:  # one text without spaces: each edition's run of the notebook
+        # may split a cell's printed output into blocks elsewhere, even inside a word
+        code = ["".join(html.unescape(re.sub(r"<[^>]+>", "", "".join(CELL.findall(body)))).split())]
     return {
         "formulas": [plain(m) for m in FORMULA.findall(body)],
         "code": code,
@@ -103,23 +104,28 @@ def test_switcher_goes_to_the_same_page(site, english_page):
 
 @pytest.fixture(scope="module")
 def index(site) -> dict:
-    return json.loads((site.dir / "search/search_index.json").read_text(encoding="utf-8"))
+    """{edition: its search index}: each edition searches its own pages."""
+    path = "search/search_index.json"
+    return {e: json.loads((site.dir / e / path).read_text(encoding="utf-8")) for e in ("", ZH)}
 
 
-def test_search_holds_both_editions(site, index):
-    """One index, as mkdocs-static-i18n writes it: every page of both editions."""
-    locations = {d["location"].split("#")[0] for d in index["docs"]}
-    assert locations == set(site.english) | {ZH + p for p in site.english} | set(site.zh_only)
-    assert index["config"]["lang"] == ["en", "zh"]
+def test_each_edition_searches_its_own_pages(site, index):
+    english, chinese = index[""], index[ZH]
+    assert {d["location"].split("#")[0] for d in english["docs"]} == set(site.english)
+    assert english["config"]["lang"] == ["en"]  # no Chinese word cutter to load
+    # Relative to /zh/, where a Chinese page's search looks (overrides/main.html).
+    locations = {ZH + d["location"].split("#")[0] for d in chinese["docs"]}
+    assert locations == {ZH + p for p in site.english} | set(site.zh_only)
+    assert chinese["config"]["lang"] == ["en", "zh"]
 
 
 def test_chinese_is_segmented_into_words(index):
     """Material's search plugin cuts Chinese text into words with jieba (zero-width spaces
     between them), and the separator splits there: 位置 is a word, and the name of a concept
     page is one word (docs_build/jieba-words.txt), as the search box needs."""
-    separator = re.compile(index["config"]["separator"])
+    separator = re.compile(index[ZH]["config"]["separator"])
     assert separator.fullmatch("\u200b")
-    page = next(d for d in index["docs"] if d["location"] == ZH + "positional-encoding/")
+    page = next(d for d in index[ZH]["docs"] if d["location"] == "positional-encoding/")
     words = set(separator.split(plain(page["title"] + " " + page["text"])))
     assert {"位置", "位置编码"} <= words
 
