@@ -15,6 +15,7 @@ from encoder.layer_norm import LayerNorm, layer_norm
 from encoder.masks import causal_mask, padding_mask
 from encoder.positional import PositionalEncoding, sinusoidal_table
 from encoder.tasks import Task
+from encoder.text import Vocabulary, pad_labels
 from encoder.token_embedding import TokenEmbedding
 from encoder.training import (
     History,
@@ -42,11 +43,13 @@ __all__ = [
     "TokenClassifier",
     "TokenEmbedding",
     "TransformerEmbedding",
+    "Vocabulary",
     "attention_maps",
     "causal_mask",
     "evaluate",
     "layer_norm",
     "lr_factor",
+    "pad_labels",
     "padding_mask",
     "remove_score_scaling",
     "scaled_dot_product_attention",
