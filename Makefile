@@ -9,7 +9,7 @@ STAMP := $(VENV)/.installed
 TORCH ?= torch==2.13.0
 TORCH_INDEX ?= https://download.pytorch.org/whl/cpu
 
-.PHONY: serve test build bench chromium clean
+.PHONY: serve test build fences bench chromium clean
 
 $(STAMP): pyproject.toml
 	python3 -m venv $(VENV)
@@ -36,31 +36,28 @@ chromium:
 	if [ -n "$$pkgs" ]; then \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkgs; fi
 
-# First the fences that .cache/ does not hold yet, on every core (pytest-xdist, a page's fences on
-# one worker, in order); then MkDocs, which shows them from the cache. A fence that fails there
-# fails again in the build, which shows its traceback on the page. `serve --dirty`: an edit
-# rebuilds only the edited page (and the API reference), running only the fences it changed.
-FENCES := FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs
+# The fences that .cache/ does not hold yet, on every core (pytest-xdist, a page's fences on one
+# worker, in order), so that MkDocs then shows them from the cache. A fence that fails here fails
+# again in the build, which shows its traceback on the page. Beside them, a build that skips
+# those not cached yet (FENCES_SKIP=1, quiet) fills the caches of the formulas (MathJax) and of
+# the notebook pages, so the build after them is quick.
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+fences: $(STAMP) $(NODE_STAMP)
+	-FENCES_SKIP=1 $(MKDOCS) build -q -d .cache/warm-site & \
+	  FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs; wait
 
-# Beside the fences, a build that skips those not cached yet (FENCES_SKIP=1, quiet) fills the
-# caches of the formulas (MathJax) and of the notebook pages, so the build after them is quick.
-WARM := FENCES_SKIP=1 NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build -q -d .cache/warm-site
+# `serve --dirty`: an edit rebuilds only the edited page (and the API reference), running only
+# the fences it changed.
+serve: fences
+	$(MKDOCS) serve --dirty -a 127.0.0.1:8000
 
-serve: $(STAMP) $(NODE_STAMP)
-	-$(WARM) & $(FENCES); wait
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dirty -a 127.0.0.1:8000
+build: fences
+	$(MKDOCS) build --strict
 
-build: $(STAMP) $(NODE_STAMP)
-	-$(WARM) & $(FENCES); wait
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
-
-# The tests that build toy sites of their own run first in the second pytest: on one worker while
-# the other builds the site.
+# As for `build`: first every fence of the pages (as tests) and the package tests, on every core;
+# then the strict build, which runs no fence again, and the site in a browser. The tests that
+# build toy sites of their own run in the second pytest, on one worker while another builds it.
 TOY_SITES := tests/docs_build/test_fences.py tests/docs_build/test_add_a_page.py
-
-# First every fence of the pages and the package tests, on every core (a page's fences on one
-# worker, in order), which fills .cache/ with what the fences printed and drew; then the strict
-# build, which shows them from there and runs none again, and the site in a browser.
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

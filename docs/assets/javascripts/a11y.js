@@ -1,8 +1,8 @@
 // Display formulas, tables, tab labels and notebook cells (mkdocs-jupyter) that scroll sideways
 // can be reached and scrolled by keyboard, as Material does for its own code blocks (axe-core:
-// scrollable-region-focusable). A box is measured when its size changes (the screen turns, the
-// box is first drawn) and when it is drawn: a block past the first screen is drawn only near
-// the viewport (content-visibility in extra.css), and measures as not scrolling until then.
+// scrollable-region-focusable). A box is measured when its size changes: when the screen turns,
+// and when it is drawn (a block past the first screen is drawn only near the viewport,
+// content-visibility in extra.css, and measures as not scrolling until then).
 const scrolling = [
   "div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels",
   ".jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])",
@@ -23,13 +23,6 @@ document$.subscribe(() => {
     if (el.firstElementChild) sized.observe(el.firstElementChild);
   }
 });
-document.addEventListener(
-  "contentvisibilityautostatechange",
-  ({ target, skipped }) => {
-    if (!skipped) [target, ...target.querySelectorAll(scrolling)].forEach(reach);
-  },
-  true,
-);
 
 // Material puts each code block's copy button in an unnamed <nav>, added when the block scrolls
 // into view: a screen reader's list of landmarks fills with navigation regions of no name
