@@ -56,13 +56,13 @@ build: fences
 
 # As for `build`: first every fence of the pages (as tests) and the package tests, on every core;
 # then the strict build, which runs no fence again, and the site in a browser. The tests that
-# build toy sites of their own run in the second pytest, on one worker while another builds it.
-TOY_SITES := tests/docs_build/test_fences.py tests/docs_build/test_add_a_page.py
+# build a toy site of its own runs in the second pytest, on one worker while another builds it.
+TOY_SITE := tests/docs_build/test_add_a_page.py
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site $(TOY_SITES:%=--ignore=%) $(PYTEST_FLAGS)
-	FENCES_TESTED=1 $(BIN)/pytest -n auto $(TOY_SITES) tests/site $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site --ignore=$(TOY_SITE) $(PYTEST_FLAGS)
+	FENCES_TESTED=1 $(BIN)/pytest -n auto $(TOY_SITE) tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer
