@@ -38,7 +38,6 @@ def _fill(
     return out  # (B, T)
 
 
-# --8<-- [start:vocabulary]
 @dataclasses.dataclass(frozen=True, repr=False)
 class Vocabulary:
     """A character vocabulary: ids 0 .. 3 are the special tokens ``<pad>``, ``<unk>``,
@@ -214,6 +213,3 @@ def pad_labels(labels: Sequence[Sequence[int]], ids: torch.Tensor) -> torch.Tens
         if len(row) != n:
             raise ValueError(f"labels[{i}] has {len(row)} labels for {n} characters")
     return _fill(labels, chars, IGNORE)
-
-
-# --8<-- [end:vocabulary]
