@@ -43,13 +43,19 @@ class MathJaxError(RuntimeError):
 
 
 # --- the Node process ------------------------------------------------------------------------
-class _Node:
-    """``node docs_build/mathjax.mjs``, started on first use, then fed one page a line."""
+def _key(*parts: str) -> str:
+    files = (path.read_text(encoding="utf-8") for path in (SCRIPT, LOCK))
+    return "mathjax/" + cache.key(*files, *parts)
+
+
+class MathJax:
+    """``node docs_build/mathjax.mjs``, started on first use, then fed one page a line. The
+    plugin holds one for as long as it lives (a whole ``mkdocs serve``)."""
 
     def __init__(self) -> None:
         self.proc: subprocess.Popen | None = None
 
-    def request(self, math: Math) -> dict:
+    def _request(self, math: Math) -> dict:
         if self.proc is None or self.proc.poll() is not None:
             if shutil.which("node") is None or not (NODE_MODULES / "mathjax-full").is_dir():
                 raise MathJaxError(
@@ -69,29 +75,19 @@ class _Node:
             raise MathJaxError(reply["error"])
         return reply
 
+    def typeset(self, math: Math) -> dict:
+        """MathJax's SVG output for a page's formulas, from the cache when it has them: "html",
+        one ``<mjx-container>`` per formula ('' where TeX failed); "defs", the hidden ``<svg>``
+        with the glyphs they use; "errors", "TeX: message" for each formula that failed."""
+        if not math:
+            return {"html": [], "defs": "", "errors": []}
+        return cache.cached(_key(json.dumps(math)), lambda: self._request(math))
 
-_NODE = _Node()
-
-
-def _key(*parts: str) -> str:
-    files = (path.read_text(encoding="utf-8") for path in (SCRIPT, LOCK))
-    return "mathjax/" + cache.key(*files, *parts)
-
-
-def typeset(math: Math) -> dict:
-    """MathJax's SVG output for a page's formulas, from the cache when it has them: "html", one
-    ``<mjx-container>`` per formula ('' where TeX failed); "defs", the hidden ``<svg>`` with the
-    glyphs they use; "errors", "TeX: message" for each formula that failed."""
-    if not math:
-        return {"html": [], "defs": "", "errors": []}
-    return cache.cached(_key(json.dumps(math)), lambda: _NODE.request(math))
-
-
-def stylesheet() -> str:
-    """The stylesheet of MathJax's SVG output (the same for every page), minified."""
-    css = cache.cached(_key("css"), lambda: _NODE.request([]))["css"]  # no formulas: the CSS
-    css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
-    return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
+    def stylesheet(self) -> str:
+        """The stylesheet of MathJax's SVG output (the same for every page), minified."""
+        css = cache.cached(_key("css"), lambda: self._request([]))["css"]  # no formulas: CSS
+        css = re.sub(r"\s*([{};:,>])\s*", r"\1", css)
+        return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
 
 
 # --- finding the formulas in a page's HTML ---------------------------------------------------
@@ -180,7 +176,7 @@ Tidy = Callable[[str, list[Node]], list[Edit]]  # html.page_edits, html.notebook
 
 
 def typeset_html(
-    html: str, *, notebook: bool = False, tidy: Tidy | None = None
+    html: str, mathjax: MathJax, *, notebook: bool = False, tidy: Tidy | None = None
 ) -> tuple[str, list[str], list[str]]:
     """The page with every formula typeset, the TeX errors ("TeX: message"), and the spans of
     the formulas' text forms it inserted (each to remove with ``str.replace`` once indexed).
@@ -189,7 +185,7 @@ def typeset_html(
     nodes = parse(html, text=notebook)
     edits = tidy(html, nodes) if tidy else []
     formulas = _formulas(html, nodes, notebook)
-    result = typeset([(tex, display) for _, _, tex, display, _ in formulas])
+    result = mathjax.typeset([(tex, display) for _, _, tex, display, _ in formulas])
     texts = []
     for (start, end, tex, _, tag), mjx in zip(formulas, result["html"], strict=True):
         texts.append(f'<span class="search-text" hidden>{text_form(tex)}</span>')

@@ -58,6 +58,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
     def __init__(self) -> None:
         super().__init__()
         self.not_found = None  # the English 404 page (see on_post_template)
+        self.mathjax = mathjax.MathJax()
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
         for name in self.config.quiet:
@@ -145,7 +146,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
             # search lists it below that page.
             page.meta.setdefault("search", {})["boost"] = 0.5
         content, errors, self.search_text[uri] = mathjax.typeset_html(
-            content, notebook=uri.endswith(".ipynb"), tidy=tidy
+            content, self.mathjax, notebook=uri.endswith(".ipynb"), tidy=tidy
         )
         for error in errors:
             log.warning("%s: MathJax could not typeset %s", uri, error)
@@ -156,7 +157,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
         for text in set(self.search_text.pop(page.file.src_uri, [])):  # indexed: off the page
             page.content = page.content.replace(text, "")
         if "<mjx-container" in page.content:  # overrides/main.html puts it in the head
-            context["mathjax_css"] = mathjax.stylesheet()
+            context["mathjax_css"] = self.mathjax.stylesheet()
         i18n.notebook_switcher(page, config)
         return context
 

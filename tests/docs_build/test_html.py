@@ -27,7 +27,7 @@ def test_page_edits():
     printed = '<div class="language-text highlight"><pre><code>42\n</code></pre></div>'
     code = '<code><span class="n">x</span><span class="w"> </span><span class="o">=</span></code>'
     page = f'{empty}{printed}<p><span class="n">n</span></p>{code}'
-    assert mathjax.typeset_html(page, tidy=html.page_edits)[0] == (
+    assert mathjax.typeset_html(page, mathjax.MathJax(), tidy=html.page_edits)[0] == (
         '<div class="language-text highlight" data-search-exclude><pre><code>42\n</code></pre>'
         '</div><p><span class="n">n</span></p><code>x <span class="o">=</span></code>'
     )
@@ -43,7 +43,7 @@ def test_notebook_edits():
     )
     toc = [SimpleNamespace(id="_1", children=[]), SimpleNamespace(id="step-2", children=[])]
     tidy = functools.partial(html.notebook_edits, toc=toc)
-    assert mathjax.typeset_html(page, notebook=True, tidy=tidy)[0] == (
+    assert mathjax.typeset_html(page, mathjax.MathJax(), notebook=True, tidy=tidy)[0] == (
         '<style>p {}</style><h2 id="第-1-步-x">第 1 步 <code>x</code>'
         '<a class="anchor-link" href="#第-1-步-x" data-search-exclude="chrome">¶</a></h2>'
         '<h2 id="step-2">Step 2<a class="anchor-link" href="#step-2" '
