@@ -1,9 +1,8 @@
 """What the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n, which builds it
 in a second build: notebooks kept as pages, a sitemap and a search index of its own, Chinese
-lines joined, and the
-warning on a page whose English original changed (``python -m docs_build.i18n [--check]
-[PAGE...]`` records or checks it). The plugin (``plugin.py``) calls these; why each part is
-needed: CONTRIBUTING.md, section 6."""
+lines joined, and the warning on a page whose English original changed (``python -m
+docs_build.i18n [--check] [PAGE...]`` records or checks it). The plugin (``plugin.py``) calls
+these; why each part is needed: CONTRIBUTING.md, section 6."""
 
 from __future__ import annotations
 

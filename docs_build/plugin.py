@@ -144,7 +144,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
             tidy = functools.partial(html.notebook_edits, toc=page.toc)
             # A notebook walks through what a concept page teaches, in the same words:
             # search lists it below that page.
-            page.meta.setdefault("search", {})["boost"] = 0.5
+            page.meta["search"] = {"boost": 0.5}
         content, errors, self.search_text[uri] = mathjax.typeset_html(
             content, self.mathjax, notebook=uri.endswith(".ipynb"), tidy=tidy
         )
