@@ -65,11 +65,22 @@ def _vectors(model: TokenClassifier, inputs: list[list[int]], pad_to: int | None
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
-def _config(model: TokenClassifier, scaled: bool = True) -> dict:
+def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
+    """Configuration and parameters of ``model``, JSON-ready. Raises unless the page's JavaScript
+    computes what ``model`` computes: sinusoidal positions or none, padding id 0, and the
+    1/sqrt(d_k) scaling unless ``scaled`` is False (then every attention carries
+    ``remove_score_scaling``'s hook)."""
     encoder = model.encoder
-    layer = encoder.layers[0]
-    position = encoder.embedding.position
-    return {
+    layer, position = encoder.layers[0], encoder.embedding.position
+    if not isinstance(position, PositionalEncoding | torch.nn.Identity):
+        raise ValueError(f"the page computes sinusoidal positions or none, not {position}")
+    if encoder.padding_idx != 0:
+        raise ValueError(f"the page takes 0 as the padding id, not {encoder.padding_idx}")
+    for n, each in enumerate(encoder.layers):
+        hook = getattr(each.self_attn.in_proj, "query_scaling", None)
+        if isinstance(hook, ScaleQueries) == scaled:
+            raise ValueError(f"layer {n}: scaled={scaled}, but its scaling hook is {hook}")
+    config = {
         "vocab_size": encoder.embedding.token.num_embeddings,
         "d_model": layer.self_attn.d_model,
         "n_head": layer.self_attn.n_head,
@@ -84,27 +95,6 @@ def _config(model: TokenClassifier, scaled: bool = True) -> dict:
         "positions": isinstance(position, PositionalEncoding),
         "scaled": scaled,  # False: remove_score_scaling's softmax(q k^T)
     }
-
-
-def reproducible(model: TokenClassifier, scaled: bool = True) -> None:
-    """Raise unless the page's JavaScript computes what ``model`` computes: sinusoidal positions
-    or none, padding id 0, and the 1/sqrt(d_k) scaling unless ``scaled`` is False (then every
-    attention carries ``remove_score_scaling``'s hook)."""
-    encoder = model.encoder
-    position = encoder.embedding.position
-    if not isinstance(position, PositionalEncoding | torch.nn.Identity):
-        raise ValueError(f"the page computes sinusoidal positions or none, not {position}")
-    if encoder.padding_idx != 0:
-        raise ValueError(f"the page takes 0 as the padding id, not {encoder.padding_idx}")
-    for n, layer in enumerate(encoder.layers):
-        hook = getattr(layer.self_attn.in_proj, "query_scaling", None)
-        if isinstance(hook, ScaleQueries) == scaled:
-            raise ValueError(f"layer {n}: scaled={scaled}, but its scaling hook is {hook}")
-
-
-def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
-    """Configuration and parameters of ``model``, JSON-ready; ``reproducible`` first."""
-    reproducible(model, scaled)
     params = {
         name: {
             "shape": list(p.shape),
@@ -112,7 +102,7 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
         }
         for name, p in model.named_parameters()
     }
-    return {"task": task, "config": _config(model, scaled), "params": params}
+    return {"task": task, "config": config, "params": params}
 
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
@@ -143,17 +133,15 @@ def trace(model: TokenClassifier, ids: list[int]) -> list[dict]:
     softmax weights and the heads' outputs (``scaled_dot_product_attention``), their
     concatenation and the output (``out_proj``). Shapes: x, concat, out (T, d_model);
     q, k, v, heads (H, T, d_k); scores, scaled, weights (H, T, T)."""
-    model = copy.deepcopy(model).double().eval()
+    model = copy.deepcopy(model).double().eval()  # the hooks go on the copy
     inputs: list[torch.Tensor] = []
     hooks = [
         layer.self_attn.register_forward_pre_hook(lambda m, args: inputs.append(args[0]))
         for layer in model.encoder.layers
     ]
-    try:
-        model(torch.tensor([ids]))
-    finally:
-        for hook in hooks:
-            hook.remove()
+    model(torch.tensor([ids]))
+    for hook in hooks:  # before the check below runs each attention again
+        hook.remove()
     steps = []
     for layer, x in zip(model.encoder.layers, inputs, strict=True):
         attn = layer.self_attn
@@ -190,12 +178,10 @@ def break_it_explorer(
     spec, tests = {}, {}
     for name, switch in switches.items():
         task, model, start = switch["task"], switch["model"], list(switch["start"])
-        pad_to, scaled = switch.get("pad_to"), switch.get("scaled", True)
-        reproducible(model, scaled)
-        path = f"explorers/attention-{task}.json"
+        pad_to, path = switch.get("pad_to"), f"explorers/attention-{task}.json"
         spec[name] = {"task": task, "model": path, "intact": path, "pad_to": pad_to, "start": start}
-        if model is not intact[task]:
-            blob = _compact(export_weights(model, task, scaled))
+        if model is not intact[task]:  # (attention_explorer exported the intact ones)
+            blob = _compact(export_weights(model, task, switch.get("scaled", True)))
             spec[name]["model"] = write(f"explorers/broken-{name}.json", blob)
         tests[name] = _vectors(model, [start, *BREAK_IT_INPUTS], pad_to)
     attrs = {
@@ -224,8 +210,6 @@ def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict
     (``mirror_weight``: step -> (L, H)) and ``run``, what the browser tests retrain it from.
     Returns the explorer's HTML."""
     steps = sorted(history.checkpoints)
-    if 0 not in steps or len(steps) < 2:
-        raise ValueError(f"need step 0 and a later step, got {steps}")
     snapshot, maps = copy.deepcopy(model), []
     for step in steps:
         snapshot.load_state_dict(history.checkpoints[step])

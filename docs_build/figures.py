@@ -6,8 +6,6 @@ matplotlib figure in a colour theme; ``render_all`` turns every drawing, and eve
 ``NAME-zh`` (a drawing calls ``plots.text``; a diagram's words are in ``diagrams/zh.json``), and
 one too wide for a phone's column is drawn for it, as ``NAME-narrow`` (and ``NAME-narrow-zh``: a
 drawing calls ``plots.narrow``; a diagram has a second source, ``diagrams/NAME-narrow.svg``).
-Drawings are cached (``docs_build.cache``) by the hash of the package, of matplotlib's version
-and of the CJK font found, so ``mkdocs serve`` stays fast.
 
 A page's fence draws a figure from what it computed with ``save(NAME, draw)``, which the page
 shows with the same image line as any figure; ``write(uri, text)`` writes any other site file
@@ -75,8 +73,8 @@ def drawings() -> dict[str, Callable]:
         name = f"{plots.__name__}.{module.name}"
         sys.modules.pop(name, None)
         drawn = importlib.import_module(name).FIGURES
-        if found.keys() & drawn.keys():
-            raise ValueError(f"{name} names figures drawn elsewhere: {found.keys() & drawn.keys()}")
+        if again := found.keys() & drawn.keys():
+            raise ValueError(f"{name} names figures drawn elsewhere: {again}")
         found.update(drawn)
     return found
 
@@ -101,39 +99,31 @@ def _style(theme: dict) -> dict:
     }
 
 
-def _to_svg(fn: Callable, theme: dict, lang: str = "en", narrow: bool = False) -> tuple[str, dict]:
-    """The drawing as SVG, and what it asked of the theme: ``has_words`` (it called ``text``),
-    ``has_narrow`` (it called ``narrow``)."""
+def render(fn: Callable) -> dict[str, dict[str, str]]:
+    """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``; the same in
+    Chinese under ``"-zh"`` when the drawing has words (it called ``plots.text``), and drawn for
+    a phone under ``"-narrow"`` (and ``"-narrow-zh"``) when it asks (``plots.narrow``); uncached."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    theme = {**theme, "lang": lang, "narrow": narrow}
-    style = _style(theme)
-    if lang == "zh":
-        # CJK first: mathtext draws the words around a formula in the first font only.
-        style["font.family"] = [*_cjk_fonts(), "DejaVu Sans"]
-    with plt.rc_context(style):
-        fig = fn(theme)
-        buf = io.StringIO()
-        fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
-        plt.close(fig)
-    return buf.getvalue(), theme
-
-
-def render(fn: Callable) -> dict[str, dict[str, str]]:
-    """{"": {"": light_svg, "-dark": dark_svg}} of one drawing ``fn(theme)``; the same in
-    Chinese under ``"-zh"`` when the drawing has words, and drawn for a phone under
-    ``"-narrow"`` (and ``"-narrow-zh"``) when it asks (``plots.narrow``); uncached."""
     out, asked = {}, {}
     for name, lang, narrow in VARIANTS:
         if (lang == "zh" and "has_words" not in asked) or (narrow and "has_narrow" not in asked):
             continue
-        out[name] = {}
-        for scheme, theme in THEMES.items():
-            out[name][scheme], drawn = _to_svg(fn, theme, lang, narrow)
-            asked |= drawn
+        for scheme, colours in THEMES.items():
+            theme = {**colours, "lang": lang, "narrow": narrow}
+            style = _style(theme)
+            if lang == "zh":
+                # CJK first: mathtext draws the words around a formula in the first font only.
+                style["font.family"] = [*_cjk_fonts(), "DejaVu Sans"]
+            with plt.rc_context(style):
+                fig, buf = fn(theme), io.StringIO()
+                fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+                plt.close(fig)
+            out.setdefault(name, {})[scheme] = buf.getvalue()
+            asked |= theme
     return out
 
 
@@ -198,9 +188,8 @@ def box_links(name: str) -> list[tuple[str, str, tuple[float, ...]]]:
     for box, text in itertools.pairwise(svg.iter()):
         if box.get("data-page") and text.tag.endswith("}text"):
             x, y, w, h = (float(box.get(k)) for k in ("x", "y", "width", "height"))
-            where = (x / width, y / height, w / width, h / height)
-            label = words.get(text.text, text.text)
-            links.append((box.get("data-page"), label, tuple(round(100 * v, 3) for v in where)))
+            where = tuple(round(100 * v, 3) for v in (x / width, y / height, w / width, h / height))
+            links.append((box.get("data-page"), words.get(text.text, text.text), where))
     return links
 
 
@@ -224,8 +213,7 @@ def render_all() -> dict[str, dict[str, str]]:
         if chinese is not None:
             out[path.stem + ZH] = _diagram_variants(chinese, path)
     drawn = {k: v for name, fn in drawings().items() for k, v in drawn_once(name, fn).items()}
-    clash = set(out) & set(drawn)
-    if clash:
+    if clash := set(out) & set(drawn):
         raise ValueError(f"figure names used by both a drawing and a diagram: {sorted(clash)}")
     out.update(drawn)
     return out

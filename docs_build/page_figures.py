@@ -7,7 +7,6 @@ the pages' outputs (``cache.package_hash``), so editing it re-runs no fence.
 from __future__ import annotations
 
 import logging
-import posixpath
 import re
 import xml.etree.ElementTree as ET
 
@@ -68,8 +67,7 @@ class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor)
         """The paragraph ``figure`` becomes the figure: the light and dark variants, each in a
         <picture> that shows the narrow variant on a phone, transparent links over the boxes of
         a diagram that open a page (box_links), named in the page's language, and the caption."""
-        page, name = self.site.page, m["name"]
-        folder = posixpath.normpath(posixpath.join(page.file.src_uri, "..", m["path"], ".."))
+        page, name = self.site.page, m["name"]  # figures/NAME.svg, from the site's root
         base = name.removesuffix(ZH)  # NAME-zh's phone variant is NAME-narrow-zh
         within = page.file.src_uri.removeprefix(i18n.LANG + "/")  # from its language's root
         links = [link for link in box_links(name) if link[0] != within]  # not to the page itself
@@ -79,11 +77,11 @@ class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor)
         for scheme, only in (("", "light"), ("-dark", "dark")):
             src = f"{m['path']}{scheme}.svg#only-{only}"
             img = ET.Element(
-                "img", alt=m["alt"], src=src, **self.size(f"{folder}/{name}{scheme}.svg")
+                "img", alt=m["alt"], src=src, **self.size(f"figures/{name}{scheme}.svg")
             )
             if scheme or not eager:
                 img.set("loading", "lazy")
-            narrow, parent = f"{folder}/{base}{NARROW}{name[len(base) :]}{scheme}.svg", holder
+            narrow, parent = f"figures/{base}{NARROW}{name[len(base) :]}{scheme}.svg", holder
             if self.site.svg(narrow) is not None:
                 parent = ET.SubElement(holder, "picture")
                 srcset = get_relative_url(narrow, page.file.url)
