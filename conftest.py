@@ -33,7 +33,7 @@ class FenceRunner(DefaultRunner):
     def __init__(self) -> None:
         self.package = ""  # the package's hash, taken when a fence first needs it
         self.pages: dict[Path, list[fences.Fence]] = {}  # each page's python fences
-        self.sessions: dict[tuple[Path, str], tuple[dict, set[int]]] = {}  # namespace, lines run
+        self.sessions: dict[tuple[Path, str], fences.Session] = {}
 
     # No ``asyncio_runner`` keyword: pytest-markdown-docs 0.9.2 retries a call that raises
     # TypeError without it, so it retries before a fence ran, never after a fence's TypeError.
@@ -54,18 +54,13 @@ class FenceRunner(DefaultRunner):
         self.package = self.package or cache.package_hash()
         session = fence.options.get("session", "")
         same = {"exec": "on", "session": session}.items()  # a fence of its session
-        earlier = [f for f in page if session and f.start < line and same <= f.options.items()]
-        namespace, ran = {**args}, set()
-        if session:
-            namespace, ran = self.sessions.setdefault((path, session), (namespace, ran))
-        codes = [fences.normalize(f.code) for f in [*earlier, fence]]
-        key = fences.fence_key(self.package, session, codes)
+        run = [f for f in page if session and f.start < line and same <= f.options.items()]
+        run.append(fence)
+        key = fences.fence_key(self.package, session, [fences.normalize(f.code) for f in run])
         if os.environ.get("FENCES_CACHED") and cache.get(key) is not None:
             return  # `make serve`: only what the build would not find in the cache runs
-        for f in earlier:
-            if f.start not in ran:  # selected alone (or after cached ones): its session's earlier
-                fences.execute(fences.normalize(f.code), namespace, f"{path}:{f.start}")  # first
-                ran.add(f.start)
-        ran.add(line)
-        printed, files = fences.execute(test.source, namespace, str(path))
-        cache.put(key, {"printed": printed, "files": files})
+        state = fences.Session({**args})
+        if session:
+            state = self.sessions.setdefault((path, session), state)
+        # Each fence at its lines of the page, for a traceback that names them.
+        cache.put(key, state.run([("\n" * f.start + f.code, str(path)) for f in run]))

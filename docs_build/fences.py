@@ -149,10 +149,20 @@ def execute(code: str, namespace: dict, filename: str) -> tuple[str, dict[str, s
 
 
 @dataclasses.dataclass
-class _Session:
-    codes: list[str] = dataclasses.field(default_factory=list)
+class Session:
+    """A page's markdown-exec session: its namespace, its fences so far, how many of them ran."""
+
     namespace: dict = dataclasses.field(default_factory=dict)
-    ran: int = 0  # how many of its fences ran in this build, in order
+    codes: list[str] = dataclasses.field(default_factory=list)
+    ran: int = 0
+
+    def run(self, fences: list[tuple[str, str]]) -> dict:
+        """Run the last of the session's ``fences`` so far (code and file name, in order), after
+        those that have not run yet: what it printed and the site files it wrote."""
+        start, self.ran = self.ran, len(fences)
+        for code, filename in fences[start:]:
+            printed, files = execute(code, self.namespace, filename)
+        return {"printed": printed, "files": files}
 
 
 class Fences:
@@ -168,12 +178,12 @@ class Fences:
 
     def new_page(self) -> None:
         """A page's sessions start empty."""
-        self.sessions: dict[str, _Session] = {}
+        self.sessions: dict[str, Session] = {}
 
     def formatter(self, source: str, language: str, css_class: str, options: dict, md, **kwargs):
         """markdown-exec's formatter, running a fence only when the cache does not have it."""
         name = options.get("session") or ""
-        session = self.sessions.setdefault(name, _Session()) if name else _Session()
+        session = self.sessions.setdefault(name, Session()) if name else Session()
         session.codes.append(normalize(source))
         key = fence_key(self.package, name, session.codes)
 
@@ -181,21 +191,19 @@ class Fences:
             # FENCES_SKIP: a build that only warms the other caches runs no fence.
             if os.environ.get("FENCES_SKIP") and cache.get(key) is None:
                 return ""
-            entry = cache.cached(key, lambda: self._run(name, session, code))
+            entry = cache.cached(key, lambda: self._run(name, session))
             self.publish(entry["files"])
             return entry["printed"]
 
         return markdown_exec.base_format(language=language, run=run, code=source, md=md, **options)
 
-    def _run(self, name: str, session: _Session, code: str) -> dict:
-        """Run the fence ``code``, after the earlier fences of its session that have not run."""
+    def _run(self, name: str, session: Session) -> dict:
+        named = [(code, f"<session {name}: fence {n}>") for n, code in enumerate(session.codes, 1)]
         try:
-            for n, each in enumerate([*session.codes[session.ran : -1], code], session.ran + 1):
-                printed, files = execute(each, session.namespace, f"<session {name}: fence {n}>")
+            entry = session.run(named)
         except Exception as error:
             raise markdown_exec.ExecutionError(
                 markdown_exec.code_block("python", traceback.format_exc())
             ) from error
         self.ran += 1
-        session.ran = len(session.codes)
-        return {"printed": printed, "files": files}
+        return entry

@@ -1,16 +1,16 @@
 """What the Chinese edition (docs/zh/, at /zh/) needs beyond mkdocs-static-i18n, which builds it
 in a second build: notebooks kept as pages, a sitemap and a search index of its own, Chinese
 lines joined, and the warning on a page whose English original changed (``python -m
-docs_build.i18n [--check] [PAGE...]`` records or checks it). The plugin (``plugin.py``) calls
+docs_build.i18n PAGE...`` records that a page is up to date). The plugin (``plugin.py``) calls
 these; why each part is needed: CONTRIBUTING.md, section 6."""
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -108,14 +108,11 @@ def write_search_indexes(site: Path) -> None:
     search at /zh/, so its locations become relative to /zh/), and English needs no lunr.zh."""
     path = site / "search" / "search_index.json"
     index = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {"docs": []}
-    if not any(is_zh(doc["location"]) for doc in index["docs"]):
+    chinese = [doc for doc in index["docs"] if is_zh(doc["location"])]
+    if not chinese:
         return  # split already, an English build alone, or a site without search
     english = [doc for doc in index["docs"] if not is_zh(doc["location"])]
-    chinese = [
-        {**doc, "location": doc["location"].removeprefix(f"{LANG}/")}
-        for doc in index["docs"]
-        if is_zh(doc["location"])
-    ]
+    chinese = [{**doc, "location": doc["location"].removeprefix(f"{LANG}/")} for doc in chinese]
     editions = {
         path: {"config": {**index["config"], "lang": ["en"]}, "docs": english},
         site / LANG / "search" / "search_index.json": {**index, "docs": chinese},
@@ -137,16 +134,9 @@ def stale() -> list[Path]:
     return found
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description="Chinese pages: record or check source_hash")
-    parser.add_argument("pages", nargs="*", type=Path, help="Chinese pages to mark up to date")
-    parser.add_argument("--check", action="store_true", help="list stale pages; exit 1 if any")
-    args = parser.parse_args()
-    if args.check:
-        for page in stale():
-            print(f"stale: {page.relative_to(DOCS.parent)}")
-        raise SystemExit(1 if stale() else 0)
-    for page in args.pages:
+def main(pages: list[str]) -> None:
+    """Record in each Chinese page the hash of the English page it translates, as it is now."""
+    for page in map(Path, pages):
         digest = source_hash(DOCS / page.resolve().relative_to(DOCS / LANG))
         text = RECORDED.sub(f"source_hash: {digest}", page.read_text(), count=1)
         if f"source_hash: {digest}" not in text:  # no such line yet: a front matter with it
@@ -156,4 +146,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -156,25 +156,22 @@ def notebook_for(page, config) -> str | None:
     """
     src = page.file.src_uri
     if src.endswith(".ipynb"):
-        jupyter = config.plugins.get("mkdocs-jupyter")
-        copied = jupyter is not None and jupyter.config["include_source"]
+        copied = config.plugins["mkdocs-jupyter"].config["include_source"]
         return posixpath.basename(src) if copied else None
-    if page.meta.get("notebook") is False:
-        return None
-    if not RUNS.search(_source(page, config)):
+    if page.meta.get("notebook") is False or not RUNS.search(_source(page, config)):
         return None
     stem = posixpath.basename(posixpath.splitext(src)[0])
     return f"{stem if stem != 'index' else 'home'}.ipynb"
 
 
-def colab_url(page, name: str | None, config, branch: str) -> str | None:
-    """Where Colab opens the page's notebook: the copy the Pages workflow pushes to ``branch``
-    of a GitHub repository; None without a notebook or a GitHub ``repo_url``."""
+def colab_url(page, name: str | None, config) -> str | None:
+    """Where Colab opens the page's notebook: the copy the Pages workflow pushes to the
+    ``notebooks`` branch of a GitHub repository; None without a notebook or a GitHub repo."""
     github = GITHUB.match(config.repo_url or "")
     if not (name and github):
         return None
     path = posixpath.join(posixpath.dirname(page.file.dest_uri), name)
-    return f"https://colab.research.google.com/github/{github['repo']}/blob/{branch}/{path}"
+    return f"https://colab.research.google.com/github/{github['repo']}/blob/notebooks/{path}"
 
 
 def write(page, config) -> None:

@@ -48,8 +48,6 @@ API_DIRECTIVE = re.compile(r"^::: ", re.MULTILINE)
 class SiteConfig(Config):
     # Loggers kept to warnings: what they say per file is nothing an author acts on.
     quiet = config_options.ListOfItems(config_options.Type(str), default=[])
-    # The branch the Pages workflow pushes the built notebooks to, which Colab opens.
-    colab_branch = config_options.Type(str, default="notebooks")
 
 
 class EncoderSite(BasePlugin[SiteConfig]):
@@ -57,7 +55,6 @@ class EncoderSite(BasePlugin[SiteConfig]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.not_found = None  # the English 404 page (see on_post_template)
         self.mathjax = mathjax.MathJax()
 
     def on_startup(self, *, command: str, dirty: bool) -> None:
@@ -77,6 +74,9 @@ class EncoderSite(BasePlugin[SiteConfig]):
         for name in [*stale, "docs_build.explorers"]:
             sys.modules.pop(name, None)
         self.site_config, self.language = config, config.theme["language"]
+        if self.language == i18n.LANG:  # each edition would write 404.html at the site's root,
+            # the last one built winning (mkdocs-static-i18n#284): the site's is the English one
+            config.theme.static_templates.discard("404.html")
         self.fences = fences.Fences(publish=self._publish)
         self.files = None
         self.page = None
@@ -96,10 +96,8 @@ class EncoderSite(BasePlugin[SiteConfig]):
     def _set_up_notebooks(self, config) -> None:
         # mkdocs-jupyter caches executed notebooks by the notebook's bytes only: a folder per
         # package and language makes an edit to encoder/ execute them again.
-        jupyter = config.plugins.get("mkdocs-jupyter")
-        if jupyter is not None:
-            where = cache.folder() / "mkdocs-jupyter" / self.fences.package
-            jupyter.config["cache_dir"] = str(where / config.theme["language"])
+        where = cache.folder() / "mkdocs-jupyter" / self.fences.package / self.language
+        config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(where)
         # Its kernels would each log that they talk over local TCP unencrypted, which the reader
         # of the build's log can do nothing about: their IPython profile logs errors only.
         profile = cache.folder() / "ipython" / "profile_default"
@@ -133,7 +131,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
         self.fences.new_page()
         markdown = i18n.page_markdown(markdown, page, config)
         page.meta["notebook"] = name = notebooks.notebook_for(page, config)
-        page.meta["colab"] = notebooks.colab_url(page, name, config, self.config.colab_branch)
+        page.meta["colab"] = notebooks.colab_url(page, name, config)
         return markdown
 
     @event_priority(-50)  # after the other plugins' rewrites, before search indexes the page
@@ -167,15 +165,6 @@ class EncoderSite(BasePlugin[SiteConfig]):
         output = html.page_head(output, homes, drop_css="doc-object" not in page.content)
         notebooks.write(page, config)
         return output
-
-    def on_post_template(self, output: str, *, template_name: str, config) -> str:
-        # Each edition writes 404.html at the site's root and the last one built would win
-        # (mkdocs-static-i18n#284): the site's 404 page stays the English one.
-        if template_name != "404.html":
-            return output
-        if config.theme["language"] != i18n.LANG:
-            self.not_found = output
-        return self.not_found or output
 
     # Before mkdocs-static-i18n (-100), which builds the other edition from its on_post_build,
     # with these same handlers: what this instance holds is still this build's.

@@ -1,8 +1,8 @@
 """README's "Add a page", step by step, on a toy site: a page with a markdown-exec session across
 a tab and a fold, an include fence, a figure its fence draws and one of the site's, and its
-Chinese twin that includes one of its fences. The strict build (the site's plugin) runs each
-fence once and shows it in both languages; each python fence is a pytest-markdown-docs item
-(conftest.py), whose outputs the next build shows without running it (docs_build/fences.py).
+Chinese twin that includes one of its fences. Each python fence is a pytest-markdown-docs item
+(conftest.py), whose outputs the strict build (the site's plugin) then shows in both languages
+without running them again (docs_build/fences.py); a fence edited since runs in the build.
 The toy lives under .cache/ (so that pytest uses conftest.py) and shares the run's cache: its
 sessions are named after the toy, so no other run's fences are found there.
 """
@@ -18,6 +18,8 @@ import uuid
 from pathlib import Path
 
 import pytest
+from mkdocs.commands.build import build
+from mkdocs.config import load_config
 
 from docs_build import fences
 
@@ -28,7 +30,7 @@ PAGE = f"""\
 
 ```{RUNS}
 value = 41
-print("defined")
+runs = globals().get("runs", 0) + 1  # 2 if its session ran it again
 ```
 
 === "A tab"
@@ -46,6 +48,7 @@ print("defined")
     from docs_build.figures import save
 
     print("doubled:", more)
+    assert runs == 1, runs  # the first fence ran once, whichever fence ran it
     save("toy-line", lambda theme: __import__("matplotlib.pyplot").pyplot.figure())
     ```
 
@@ -118,20 +121,9 @@ def pytest_items(*args: str) -> str:
     return subprocess.run([*command, "docs/toy.md"], capture_output=True, text=True).stdout
 
 
-def build(toy: Path, caplog) -> list[str]:
-    """The strict build of the toy site; how many fences each language's build ran."""
-    from mkdocs.commands.build import build
-    from mkdocs.config import load_config
-
-    caplog.clear()
-    with caplog.at_level(logging.INFO, logger="mkdocs"):
-        build(load_config(str(toy / "mkdocs.yml"), site_dir=str(toy / "site"), strict=True))
-    return re.findall(r"fences: (\d+) ran", caplog.text)
-
-
 def test_parse_finds_each_fence_with_its_lines_and_its_code_as_on_the_page():
     found = fences.parse(PAGE)
-    assert [(f.start, f.end) for f in found] == [(3, 6), (10, 15), (19, 24), (26, 28), (31, 38)]
+    assert [(f.start, f.end) for f in found] == [(3, 6), (10, 15), (19, 25), (27, 29), (32, 39)]
     assert found[1].options == {"exec": "on", "session": "s", "source": "above", "result": "text"}
     assert found[1].code == (  # the page's lines, less the tab's indentation
         'print("plus one:", value + 1)\n\n\n'
@@ -139,38 +131,32 @@ def test_parse_finds_each_fence_with_its_lines_and_its_code_as_on_the_page():
     )
 
 
-def test_a_new_page_and_its_chinese_twin_from_build_to_test_to_build(toy, caplog):
-    assert build(toy, caplog) == ["5", "0"]  # the twin's fence is the English page's, cached
-    assert "doubled: 82" in (toy / "site" / "toy" / "index.html").read_text()
-    assert (toy / "site" / "figures" / "toy-line-dark.svg").exists()
-    # The items; the first fence counts its runs, the third checks it.
-    count = 'print("defined"); import builtins; builtins.ran = getattr(builtins, "ran", 0) + 1'
-    check = 'print("doubled:", more); assert __import__("builtins").ran == 1  # not replayed'
-    page = toy / "docs" / "toy.md"
-    text = page.read_text().replace('print("defined")', count)
-    page.write_text(text.replace('print("doubled:", more)', check))
+def test_a_new_page_and_its_chinese_twin_from_test_to_build(toy, caplog):
     tested = pytest_items()
     assert "5 passed" in tested, tested
-    for line in (3, 10, 19, 26, 31):  # the fences' info lines, in a tab, a fold, an include
+    for line in (3, 10, 19, 27, 32):  # the fences' info lines, in a tab, a fold, an include
         assert re.search(rf"docs/toy.md::\[CodeFence#\d\]\[line:{line}\]", tested), tested
-    assert build(toy, caplog) == ["0", "0"]  # each fence from the items' cache
+    # The fold's fence edited (as under `mkdocs serve`): the build runs it after its session's
+    # earlier fences, which it shows from the items' cache, as it shows the twin's fence.
+    page = toy / "docs" / "toy.md"
+    page.write_text(page.read_text().replace("more)", 'more, "(edited)")'))
+    with caplog.at_level(logging.INFO, logger="mkdocs"):
+        build(load_config(str(toy / "mkdocs.yml"), site_dir=str(toy / "site"), strict=True))
+    assert re.findall(r"fences: (\d+) ran", caplog.text) == ["2", "0"]  # home's, the fold's
     english = (toy / "site" / "toy" / "index.html").read_text()
-    assert "plus one: 42" in english and "doubled: 82" in english
+    assert "plus one: 42" in english and "doubled: 82 (edited)" in english
     for shown, figure in (("toy", "attn-weights"), ("zh/toy", "attn-weights-zh")):
         html = (toy / "site" / shown / "index.html").read_text()
         assert "row means: 0.000" in html, shown
         assert f"figures/{figure}-dark.svg#only-dark" in html, shown
     for figure in ("attn-weights-zh-dark", "toy-line-dark"):  # the site's, the fence's
         assert (toy / "site" / "figures" / f"{figure}.svg").exists(), figure
-    alone = pytest_items("-k", "line:19")  # the third fence: its session's run first
-    assert "1 passed, 4 deselected" in alone, alone
-
-
-def test_a_failing_fence_fails_its_item_alone_with_its_page_and_line(toy):
-    page = toy / "docs" / "toy.md"
+    # A failing fence fails its own item, with its page and line: the tab's fence, selected
+    # with the fold's and without the first, runs the first before it (once), and its
+    # statements after the failing one still run, so the fold's fence passes.
     shown = '    print("plus one:", value + 1)\n'
     page.write_text(page.read_text().replace(shown, shown + "    assert False\n"))
-    tested = pytest_items()
-    assert "1 failed, 4 passed" in tested, tested  # fence 3 uses fence 2's names
+    tested = pytest_items("-k", "line:10 or line:20")  # the fold moved down
+    assert "1 failed, 1 passed, 3 deselected" in tested, tested
     assert "FAILED docs/toy.md::[CodeFence#2][line:10]" in tested
     assert 'docs/toy.md", line 12' in tested  # the planted line, in the page
