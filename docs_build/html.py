@@ -45,14 +45,10 @@ class Node:
             yield node
 
 
-class _Stop(Exception):  # noqa: N818 (no error: the end of what was asked for)
-    pass
-
-
 class _Parser(HTMLParser):
-    def __init__(self, html: str, text: bool, stop: str | None) -> None:
+    def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.html, self.want_text, self.stop = html, text, stop
+        self.html = html
         lines = (len(line) + 1 for line in html.split("\n"))  # getpos() counts lines at "\n"
         self.line_starts = list(itertools.accumulate(lines, initial=0))
         self.nodes: list[Node] = []
@@ -80,8 +76,7 @@ class _Parser(HTMLParser):
         else:
             self.open.append(node)
 
-    def handle_startendtag(self, tag, attrs):
-        self.handle_starttag(tag, attrs, void=True)
+    handle_startendtag = functools.partialmethod(handle_starttag, void=True)  # <tag ... />
 
     def handle_endtag(self, tag):
         at = self._at()
@@ -90,11 +85,9 @@ class _Parser(HTMLParser):
         while (node := self.open.pop()).tag != tag:  # left open: closed by its parent's end
             node.close = node.end = at
         node.close, node.end = at, self.html.index(">", at) + 1
-        if tag == self.stop:
-            raise _Stop
 
     def handle_data(self, data):
-        if self.want_text and self.text is None:
+        if self.text is None:
             self.text = self._node("#text", [], 0)
 
     def handle_comment(self, data):
@@ -102,21 +95,12 @@ class _Parser(HTMLParser):
         node.close = node.inner + len(data)
         node.end = self.html.index(">", node.close) + 1
 
-    def handle_decl(self, decl):  # <!doctype ...>, <?...>: no node, but a text ends
-        self._at()
 
-    handle_pi = unknown_decl = handle_decl
-
-
-def parse(html: str, *, text: bool = False, stop: str | None = None) -> list[Node]:
-    """The nodes of ``html`` in document order (runs of text only when asked for); with
-    ``stop``, up to the end tag of that element only."""
-    parser = _Parser(html, text, stop)
-    try:
-        parser.feed(html)
-        parser.close()
-    except _Stop:
-        pass
+def parse(html: str) -> list[Node]:
+    """The nodes of ``html`` in document order."""
+    parser = _Parser(html)
+    parser.feed(html)
+    parser.close()
     for node in [parser.text, *parser.open]:
         if node is not None and node.end < 0:
             node.close = node.end = len(html)
@@ -182,9 +166,8 @@ def notebook_edits(html: str, nodes: list[Node], toc) -> list[Edit]:
             if node.attrs.get("href") == f"#{parent.attrs.get('id')}":
                 headings.append((parent, node))
         elif node.tag == "style" and node.close - node.inner > 20_000:  # not the small ones
-            edits.append(
-                (node.inner, node.close, prune_css(html[node.inner : node.close], present))
-            )
+            pruned = prune_css(html[node.inner : node.close], present)
+            edits.append((node.inner, node.close, pruned))
         elif node.tag == "script" and ".jp-Mermaid" in html[node.inner : node.close]:
             edits.append((node.start, re.compile(r"\s*").match(html, node.end).end(), ""))
         elif node.tag == "#comment":
@@ -198,10 +181,8 @@ def notebook_edits(html: str, nodes: list[Node], toc) -> list[Edit]:
         from pymdownx.slugs import slugify
 
         for item, (heading, anchor) in zip(items, headings, strict=True):
-            words = html[heading.inner : anchor.start]
-            if not words.isascii():
-                text = [words[n.start : n.end] for n in parse(words, text=True) if n.tag == "#text"]
-                item.id = slugify(case="lower")(htmllib.unescape("".join(text)), "-")
+            if not item.title.isascii():  # the heading's text, tags out, escaped
+                item.id = slugify(case="lower")(htmllib.unescape(item.title), "-")
                 tags[heading] = {**heading.attrs, "id": item.id}
                 tags[anchor] = {**tags.get(anchor, anchor.attrs), "href": f"#{item.id}"}
     return edits + [(node.start, node.inner, start_tag(node.tag, a)) for node, a in tags.items()]
@@ -217,7 +198,7 @@ def page_head(output: str, homes: dict[str, str], drop_css: bool) -> str:
     """The page with its head's language links going to ``homes[hreflang]`` and, with
     ``drop_css``, without mkdocstrings' stylesheet. Only the head is read."""
     edits = []
-    for node in parse(output, stop="head"):
+    for node in parse(output.partition("</head>")[0]):
         rel, href, lang = (node.attrs.get(name) or "" for name in ("rel", "href", "hreflang"))
         if node.tag == "link" and rel == "alternate" and lang in homes:
             link = start_tag("link", {**node.attrs, "href": homes[lang]})
@@ -250,13 +231,10 @@ def prune_css(css: str, classes: set[str]) -> str:
             out += [",".join(keep) + "{" + body + "}"] if keep else []
         elif rule.type == "at-rule":
             head = f"@{rule.at_keyword}{serialize(rule.prelude)}"
-            if rule.content is None:
-                out.append(head + ";")
-            elif rule.lower_at_keyword in {"media", "supports"}:
-                inner = prune_css(body, classes)
-                out += [head + "{" + inner + "}"] if inner else []
-            else:
-                out.append(head + "{" + body + "}")
+            if rule.lower_at_keyword in {"media", "supports"}:  # gone if nothing inside stays
+                if not (body := prune_css(body, classes)):
+                    continue
+            out.append(head + (";" if rule.content is None else "{" + body + "}"))
     return "".join(out)
 
 

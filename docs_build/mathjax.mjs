@@ -1,8 +1,5 @@
 // MathJax 3 in Node: TeX in, MathJax's SVG output (with assistive MathML) out. Started once
-// by docs_build/mathjax.py and fed one page at a time, so the build typesets every formula and
-// the reader's browser typesets none.
-//
-// Protocol, one JSON object per line:
+// by docs_build/mathjax.py and fed one page at a time. Protocol, one JSON object per line:
 //   in     {"math": [["TeX", display], ...]}
 //   out    {"html": ["<mjx-container ...>", ...], "defs": "<svg ...><defs>...</defs></svg>",
 //           "errors": ["TeX: message", ...]}; for no formulas, {"css": "<the SVG stylesheet>"}
@@ -10,32 +7,25 @@
 // reference), so "defs" must be on the page with them.
 import readline from "node:readline";
 
-import { mathjax } from "mathjax-full/js/mathjax.js";
-import { TeX } from "mathjax-full/js/input/tex.js";
-import { SVG } from "mathjax-full/js/output/svg.js";
-import { liteAdaptor } from "mathjax-full/js/adaptors/liteAdaptor.js";
-import { RegisterHTMLHandler } from "mathjax-full/js/handlers/html.js";
-import { AssistiveMmlHandler } from "mathjax-full/js/a11y/assistive-mml.js";
-import "mathjax-full/js/input/tex/base/BaseConfiguration.js";
-import "mathjax-full/js/input/tex/ams/AmsConfiguration.js";
-import "mathjax-full/js/input/tex/newcommand/NewcommandConfiguration.js";
-import "mathjax-full/js/input/tex/boldsymbol/BoldsymbolConfiguration.js";
+import { init } from "mathjax-full/es5/node-main.js";
 
-const adaptor = liteAdaptor();
-AssistiveMmlHandler(RegisterHTMLHandler(adaptor));
-
-// What the site used in the browser (tex-chtml.js): base, ams, newcommand, plus boldsymbol.
-// No noundefined/noerrors: an unknown macro or a TeX error is reported, and fails the build.
-function newDocument() {
-  const tex = new TeX({
+// MathJax's own setup for Node (its components, as in a browser), with what the site used in the
+// browser (tex-chtml.js): base, ams, newcommand, plus boldsymbol. No noundefined/noerrors: an
+// unknown macro or a TeX error is reported, and fails the build.
+const MathJax = await init({
+  loader: {
+    load: ["input/tex-base", "[tex]/ams", "[tex]/newcommand", "[tex]/boldsymbol", "output/svg",
+      "a11y/assistive-mml"],
+  },
+  tex: {
     packages: ["base", "ams", "newcommand", "boldsymbol"],
     formatError: (_jax, err) => {
       throw err;
     },
-  });
-  const svg = new SVG({ fontCache: "global" });
-  return { svg, doc: mathjax.document("", { InputJax: tex, OutputJax: svg }) };
-}
+  },
+  svg: { fontCache: "global" },
+});
+const { adaptor } = MathJax.startup;
 
 // MathJax wraps each MathML node's drawing in a group that only names the node
 // (<g data-mml-node="mi">): a quarter of a formula's SVG elements, each one more for the reader's
@@ -59,7 +49,8 @@ function unwrapNamingGroups(node) {
 }
 
 function typesetPage(math) {
-  const { svg, doc } = newDocument();
+  MathJax.startup.getComponents(); // a fresh document: no glyph nor macro of another page
+  const { output: svg, document: doc } = MathJax.startup;
   if (!math.length) return { css: adaptor.textContent(svg.styleSheet(doc)) };
   const html = [];
   const errors = [];
@@ -75,12 +66,7 @@ function typesetPage(math) {
   return { html, defs: adaptor.outerHTML(svg.pageElements(doc)), errors };
 }
 
+// Anything but a TeX error ends the process, its stack on stderr: mathjax.py raises.
 for await (const line of readline.createInterface({ input: process.stdin })) {
-  let reply;
-  try {
-    reply = typesetPage(JSON.parse(line).math);
-  } catch (err) {
-    reply = { error: String(err?.stack ?? err) };
-  }
-  process.stdout.write(JSON.stringify(reply) + "\n");
+  process.stdout.write(JSON.stringify(typesetPage(JSON.parse(line).math)) + "\n");
 }

@@ -2,25 +2,17 @@
 
 Pages carry their TeX as pymdownx.arithmatex writes it (``<span class="arithmatex">\\(...\\)``,
 ``<div class="arithmatex">\\[...\\]``); notebook pages (mkdocs-jupyter) as raw ``$...$`` and
-``$$...$$`` in their markdown cells (``.jp-RenderedMarkdown``). ``typeset_html`` finds both,
-has MathJax turn them into its SVG output (``<mjx-container>``, with assistive MathML for
-screen readers) and returns the page with the formulas replaced and, at its end, the hidden
-``<svg>`` that defines the page's glyphs once (the formulas use them by reference).
-
-MathJax runs in Node (``docs_build/mathjax.mjs``, package ``mathjax-full`` from npm, installed
-into ``node_modules/`` by ``make``): one process per build, or per ``mkdocs serve`` session,
-started on the first page whose formulas are not in the cache. Results are cached per page
-(``docs_build.cache``: ``.cache/mathjax/``), keyed by ``package_hash`` of the page's formulas,
-the script and the npm lock file, so a rebuild of an unchanged page starts no Node at all.
+``$$...$$`` in their markdown cells. ``typeset_html`` finds both and puts MathJax's SVG output in
+their place. MathJax runs in Node (``docs_build/mathjax.mjs``); its results are cached per page
+(``.cache/mathjax/``), keyed by the page's formulas, the script and the npm lock file, so a
+rebuild of an unchanged page starts no Node at all.
 """
 
 from __future__ import annotations
 
-import atexit
 import html as htmllib
 import json
 import re
-import shutil
 import subprocess
 import unicodedata
 from collections.abc import Callable
@@ -29,22 +21,15 @@ from subprocess import PIPE
 
 from docs_build import cache
 from docs_build.cache import ROOT
-from docs_build.html import Edit, Node, edit, parse
+from docs_build.html import Node, edit, parse
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
-LOCK = ROOT / "package-lock.json"
-NODE_MODULES = ROOT / "node_modules"
 
 Math = list[tuple[str, bool]]  # (TeX, display) for each formula of a page, in order
 
 
-class MathJaxError(RuntimeError):
-    pass
-
-
-# --- the Node process ------------------------------------------------------------------------
 def _key(*parts: str) -> str:
-    files = (path.read_text(encoding="utf-8") for path in (SCRIPT, LOCK))
+    files = (path.read_text(encoding="utf-8") for path in (SCRIPT, ROOT / "package-lock.json"))
     return "mathjax/" + cache.key(*files, *parts)
 
 
@@ -56,29 +41,22 @@ class MathJax:
         self.proc: subprocess.Popen | None = None
 
     def _request(self, math: Math) -> dict:
-        if self.proc is None or self.proc.poll() is not None:
-            if shutil.which("node") is None or not (NODE_MODULES / "mathjax-full").is_dir():
-                raise MathJaxError(
-                    "the build typesets formulas with MathJax: it needs node on PATH and "
-                    "node_modules/mathjax-full (`make node_modules/.installed`: npm ci)"
-                )
+        if self.proc is None or self.proc.poll() is not None:  # not started, or it failed
+            if not (ROOT / "node_modules/mathjax-full").is_dir():
+                raise RuntimeError("no node_modules/mathjax-full: `make node_modules/.installed`")
+            # It ends when its input does: when the build does.
             self.proc = subprocess.Popen(
                 ["node", SCRIPT], cwd=ROOT, stdin=PIPE, stdout=PIPE, encoding="utf-8"
             )
-            atexit.register(self.proc.kill)  # between two pages it has nothing to finish
         self.proc.stdin.write(json.dumps({"math": math}) + "\n")
         self.proc.stdin.flush()
-        if not (line := self.proc.stdout.readline()):
-            raise MathJaxError(f"{SCRIPT.name} exited with {self.proc.wait()}")
-        reply = json.loads(line)
-        if "error" in reply:
-            raise MathJaxError(reply["error"])
-        return reply
+        if not (line := self.proc.stdout.readline()):  # its error is on stderr
+            raise RuntimeError(f"{SCRIPT.name} exited with {self.proc.wait()}")
+        return json.loads(line)
 
     def typeset(self, math: Math) -> dict:
-        """MathJax's SVG output for a page's formulas, from the cache when it has them: "html",
-        one ``<mjx-container>`` per formula ('' where TeX failed); "defs", the hidden ``<svg>``
-        with the glyphs they use; "errors", "TeX: message" for each formula that failed."""
+        """The reply of mathjax.mjs (its protocol: "html", "defs", "errors") for a page's
+        formulas, from the cache when it has it."""
         if not math:
             return {"html": [], "defs": "", "errors": []}
         return cache.cached(_key(json.dumps(math)), lambda: self._request(math))
@@ -90,7 +68,6 @@ class MathJax:
         return re.sub(r"\s+", " ", css).replace(";}", "}").strip()
 
 
-# --- finding the formulas in a page's HTML ---------------------------------------------------
 # A formula is an element of class "arithmatex" (pymdownx.arithmatex, generic: \(...\) inline in
 # a span, \[...\] or \begin{env} in a div) or, on a notebook page, in the text of a markdown
 # cell as MathJax finds it there ($ and $$, \( and \[; \$ is a dollar sign).
@@ -125,7 +102,6 @@ def _markdown_text(node: Node) -> bool:
     return in_cell and not any(a.tag in NO_MATH for a in above)
 
 
-# --- a formula's text form, for the search index ---------------------------------------------
 # Material's search indexes a page's text; without a formula's words a result's snippet would
 # read "its own  features". Each formula gets a plain-text form (d_model, √d_k, QKᵀ) in a span
 # that the search plugin reads; typeset_html returns these spans, for the build to remove them
@@ -172,17 +148,15 @@ def text_form(tex: str) -> str:
 CLOSING = re.compile(r"[，。、；：！？）」』》】,.;:!?)\]]+")  # punctuation that closes a phrase
 
 
-Tidy = Callable[[str, list[Node]], list[Edit]]  # html.page_edits, html.notebook_edits
-
-
 def typeset_html(
-    html: str, mathjax: MathJax, *, notebook: bool = False, tidy: Tidy | None = None
+    html: str, mathjax: MathJax, *, notebook: bool = False, tidy: Callable | None = None
 ) -> tuple[str, list[str], list[str]]:
     """The page with every formula typeset, the TeX errors ("TeX: message"), and the spans of
     the formulas' text forms it inserted (each to remove with ``str.replace`` once indexed).
 
-    ``tidy(html, nodes)`` gives more edits to make in the same pass: a page is parsed once."""
-    nodes = parse(html, text=notebook)
+    ``tidy(html, nodes)`` (``html.page_edits``, ``html.notebook_edits``) gives more edits to
+    make in the same pass: a page is parsed once."""
+    nodes = parse(html)
     edits = tidy(html, nodes) if tidy else []
     formulas = _formulas(html, nodes, notebook)
     result = mathjax.typeset([(tex, display) for _, _, tex, display, _ in formulas])

@@ -3,7 +3,6 @@ each changes what it targets and leaves every other character as it was."""
 
 from __future__ import annotations
 
-import functools
 from types import SimpleNamespace
 
 from docs_build import html, mathjax
@@ -14,7 +13,7 @@ TRICKY = '<p title="a > b">x<script>s = "</p>"</script><!-- <b> --><li>open</p>'
 
 
 def test_parse_finds_each_tag_where_it_is_and_edit_keeps_the_rest():
-    p, text, script, _, _, li, _ = html.parse(TRICKY, text=True)
+    p, text, script, _, _, li, _ = html.parse(TRICKY)
     assert TRICKY[p.start : p.inner] == '<p title="a > b">' and TRICKY[p.close : p.end] == "</p>"
     assert TRICKY[script.inner : script.close] == 's = "</p>"' and script.parent is p
     assert li.parent is p and li.end == p.close  # closed with its parent
@@ -33,47 +32,36 @@ def test_page_edits():
     )
 
 
-def test_notebook_edits():
+def test_notebook_edits_and_formulas():
+    """Formulas are found in markdown cells, outside code."""
+    cell = '<div class="jp-RenderedMarkdown"><p>$a &lt; b$ and <code>$c$</code></p></div>'
+    arithmatex = '<span class="arithmatex">\\(e\\)</span>'
+    math = f"<p>$d$</p>{cell}{arithmatex}"
     page = (
         '<!-- Load mathjax --><script src=""> </script><!-- End of mathjax configuration -->'
         '<script type="module">q(".jp-Mermaid > pre")</script>\n<style>p {}</style>'
         '<h2 id="1">第 1 步 <code>x</code><a class="anchor-link" href="#1">¶</a></h2>'
         '<h2 id="step-2">Step 2<a class="anchor-link" href="#step-2">¶</a></h2>'
-        '<div class="jp-InputPrompt jp-InputArea-prompt">In [1]:</div>'
+        f'<div class="jp-InputPrompt jp-InputArea-prompt">In [1]:</div>{math}'
     )
-    toc = [SimpleNamespace(id="_1", children=[]), SimpleNamespace(id="step-2", children=[])]
-    tidy = functools.partial(html.notebook_edits, toc=toc)
-    assert mathjax.typeset_html(page, mathjax.MathJax(), notebook=True, tidy=tidy)[0] == (
+    toc = [SimpleNamespace(title="第 1 步 x", id="1", children=[])]
+    toc.append(SimpleNamespace(title="Step 2", id="step-2", children=[]))
+    nodes = html.parse(page)
+    assert html.edit(page, html.notebook_edits(page, nodes, toc)) == (
         '<style>p {}</style><h2 id="第-1-步-x">第 1 步 <code>x</code>'
         '<a class="anchor-link" href="#第-1-步-x" data-search-exclude="chrome">¶</a></h2>'
         '<h2 id="step-2">Step 2<a class="anchor-link" href="#step-2" '
         'data-search-exclude="chrome">¶</a></h2><div class="jp-InputPrompt jp-InputArea-prompt" '
-        'data-search-exclude="chrome">In [1]:</div>'
+        f'data-search-exclude="chrome">In [1]:</div>{math}'
     )
     assert [item.id for item in toc] == ["第-1-步-x", "step-2"]
-
-
-def test_page_head_reads_the_head_only():
-    head = (
-        '<head><link rel="alternate" href="./" hreflang="en">\n'
-        '<link rel="alternate" href="./" hreflang="zh">\n'
-        '<link rel="stylesheet" href="../assets/_mkdocstrings.css">\n</head>'
-    )
-    body = '<body><link rel="alternate" href="./" hreflang="zh"></body>'
-    homes = {"en": "/", "zh": "/zh/"}
-    assert html.page_head(head + body, homes, drop_css=True) == (
-        '<head><link rel="alternate" href="/" hreflang="en">\n'
-        f'<link rel="alternate" href="/zh/" hreflang="zh">\n</head>{body}'
-    )
-    assert "_mkdocstrings.css" in html.page_head(head, homes, drop_css=False)
-
-
-def test_notebook_formulas_are_found_in_markdown_cells_outside_code():
-    cell = '<div class="jp-RenderedMarkdown"><p>$a &lt; b$ and <code>$c$</code></p></div>'
-    page = f'<p>$d$</p>{cell}<span class="arithmatex">\\(e\\)</span>'
-    nodes = html.parse(page, text=True)
     found = [(page[a:b], tex, d) for a, b, tex, d, _ in mathjax._formulas(page, nodes, True)]
-    assert found == [
-        ("$a &lt; b$", "a < b", False),
-        ('<span class="arithmatex">\\(e\\)</span>', "e", False),
-    ]
+    assert found == [("$a &lt; b$", "a < b", False), (arithmatex, "e", False)]
+
+
+def test_page_head_drops_mkdocstrings_css_reading_the_head_only():
+    """(Its language links are checked on the build: tests/site/test_i18n.py.)"""
+    link = '<link rel="stylesheet" href="../assets/_mkdocstrings.css">\n'
+    page = f"<head>{link}</head><body>{link}</body>"
+    assert html.page_head(page, {}, drop_css=True) == f"<head></head><body>{link}</body>"
+    assert html.page_head(page, {}, drop_css=False) == page
