@@ -47,18 +47,16 @@ def get(name: str) -> Any | None:
     return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
 
 
-def put(name: str, value: Any) -> None:
+def put(name: str, value: Any) -> Any:
     """Store ``value`` under ``name``, atomically: a build running beside never reads half."""
     path = folder() / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(value), encoding="utf-8")
     tmp.replace(path)
+    return value
 
 
 def cached(name: str, compute: Callable[[], Any]) -> Any:
     value = get(name)
-    if value is None:
-        value = compute()
-        put(name, value)
-    return value
+    return put(name, compute()) if value is None else value
