@@ -15,13 +15,16 @@ from encoder.layer_norm import LayerNorm, layer_norm
 from encoder.masks import causal_mask, padding_mask
 from encoder.positional import PositionalEncoding, sinusoidal_table
 from encoder.tasks import Task
-from encoder.text import Vocabulary, pad_labels
+from encoder.text import Vocabulary, WordVocabulary, mask_tokens, pad_labels
 from encoder.token_embedding import TokenEmbedding
 from encoder.training import (
     History,
+    SentenceClassifier,
     TokenClassifier,
     evaluate,
+    fit,
     lr_factor,
+    predict,
     token_accuracy,
     token_loss,
     train,
@@ -39,18 +42,23 @@ __all__ = [
     "MultiHeadAttention",
     "PositionalEncoding",
     "PositionwiseFeedForward",
+    "SentenceClassifier",
     "Task",
     "TokenClassifier",
     "TokenEmbedding",
     "TransformerEmbedding",
     "Vocabulary",
+    "WordVocabulary",
     "attention_maps",
     "causal_mask",
     "evaluate",
+    "fit",
     "layer_norm",
     "lr_factor",
+    "mask_tokens",
     "pad_labels",
     "padding_mask",
+    "predict",
     "remove_score_scaling",
     "scaled_dot_product_attention",
     "sinusoidal_table",

@@ -18,7 +18,7 @@ SPECIALS = ("<pad>", "<unk>", "<cls>", "<mask>")
 UNK, CLS, MASK = 1, 2, 3  # PAD = 0, the Encoder's default padding_idx
 
 
-def _check_texts(texts: object) -> None:
+def check_texts(texts: object) -> None:
     if isinstance(texts, str):  # would be read as one text per character
         raise TypeError("texts must be a list of str, got a str; pass [text]")
     if not isinstance(texts, Sequence):  # a generator would be used up by the check
@@ -79,7 +79,7 @@ class Vocabulary:
         frequent first, ties in code-point order: the same texts in any order give the
         same vocabulary."""
         texts = texts if isinstance(texts, str) else list(texts)  # a str is refused
-        _check_texts(texts)
+        check_texts(texts)
         _checks.positive_ints(min_count=min_count)
         counts = collections.Counter(c for text in texts for c in text)
         kept = [c for c, n in counts.items() if n >= min_count]
@@ -160,7 +160,7 @@ class Vocabulary:
         misalign the text with its labels. Cut both where that is meant
         (``text[:n]``, ``labels[:n]``).
         """
-        _check_texts(texts)
+        check_texts(texts)
         _checks.bools(add_cls=add_cls)
         if max_len is not None:
             _checks.positive_ints(max_len=max_len)
@@ -213,3 +213,113 @@ def pad_labels(labels: Sequence[Sequence[int]], ids: torch.Tensor) -> torch.Tens
         if len(row) != n:
             raise ValueError(f"labels[{i}] has {len(row)} labels for {n} characters")
     return _fill(labels, chars, IGNORE)
+
+
+def _check_mask_args(
+    ids: torch.Tensor, vocab_size: int, generator: torch.Generator, p: float
+) -> None:
+    _checks.tensor("ids", ids, ("B", "T"), ids=True)
+    _checks.instance("generator", generator, torch.Generator)
+    _checks.probability("p", p)
+    _checks.integer("vocab_size", vocab_size)
+    if vocab_size <= len(SPECIALS):
+        raise ValueError(
+            f"vocab_size must count the {len(SPECIALS)} special tokens and at least "
+            f"one more, got {vocab_size}"
+        )
+    if ids.numel() and int(ids.max()) >= vocab_size:
+        raise ValueError(f"ids must be < vocab_size={vocab_size}, got {int(ids.max())}")
+
+
+# --8<-- [start:masking]
+def mask_tokens(
+    ids: torch.Tensor, vocab_size: int, generator: torch.Generator, p: float = 0.15
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """BERT's masked-token objective: choose each token with probability ``p``; of the
+    chosen, 80 % become MASK, 10 % a random token, 10 % stay as they are. The labels
+    are the chosen tokens' ids, IGNORE everywhere else. The specials (PAD, CLS, UNK,
+    MASK) are never chosen: a hidden <unk> would teach nothing.
+
+    The random and kept tenths make the model predict at every position, not only at
+    MASK, which a sentence typed later never contains.
+
+    Shape:
+        ids: (B, T)  ->  inputs (B, T), labels (B, T), int64
+    """
+    _check_mask_args(ids, vocab_size, generator, p)
+    ids = ids.long()
+    on = generator.device  # draws on the generator's device, then moved to the ids'
+    chosen = (torch.rand(ids.shape, generator=generator, device=on) < p).to(ids.device)
+    chosen &= ids >= len(SPECIALS)  # (B, T): the tokens to predict
+    labels = ids.masked_fill(~chosen, IGNORE)
+    how = torch.rand(ids.shape, generator=generator, device=on).to(ids.device)
+    randoms = torch.randint(
+        len(SPECIALS), vocab_size, ids.shape, generator=generator, device=on
+    ).to(ids.device)
+    inputs = torch.where(chosen & (how < 0.8), MASK, ids)  # 80 %: MASK
+    inputs = torch.where(chosen & (how >= 0.8) & (how < 0.9), randoms, inputs)  # 10 %
+    return inputs, labels  # the last 10 % of the chosen: unchanged
+
+
+# --8<-- [end:masking]
+
+
+@dataclasses.dataclass(frozen=True, repr=False)
+class WordVocabulary:
+    """A word vocabulary, for text cut into words (``encoder.corpora.words``): ids
+    0 .. 3 are the special tokens, as in ``Vocabulary``, then id 4 + i is ``words[i]``;
+    a word not in ``words`` becomes ``<unk>``.
+
+    Args:
+        words: the words, in id order, each once.
+
+    Shape:
+        encode(n words) -> list of n ids;  decode(n ids) -> list of n words
+    """
+
+    words: tuple[str, ...]
+    _ids: dict[str, int] = dataclasses.field(init=False, compare=False)
+
+    def __post_init__(self) -> None:
+        _checks.instance("words", self.words, tuple)
+        for i, word in enumerate(self.words):
+            _checks.instance(f"words[{i}]", word, str)
+        ids = {w: len(SPECIALS) + i for i, w in enumerate(self.words)}
+        if not ids or len(ids) < len(self.words):
+            twice = [w for w in ids if self.words.count(w) > 1]
+            raise ValueError(
+                f"words must be one or more, each once; twice: {twice[:1]}"
+            )
+        object.__setattr__(self, "_ids", ids)
+
+    @classmethod
+    def from_texts(cls, texts: Iterable[Sequence[str]], size: int) -> WordVocabulary:
+        """The ``size`` most frequent words of ``texts`` (each a list of words), ties
+        in code-point order."""
+        _checks.positive_ints(size=size)
+        counts = collections.Counter(w for text in texts for w in text)
+        return cls(tuple(sorted(counts, key=lambda w: (-counts[w], w))[:size]))
+
+    def __len__(self) -> int:
+        return len(SPECIALS) + len(self.words)
+
+    def __repr__(self) -> str:
+        n, k = len(self.words), len(SPECIALS)
+        return f"WordVocabulary({n} words {self.words[:5]} + {k} special tokens)"
+
+    def encode(self, words: Sequence[str]) -> list[int]:
+        """One id per word; UNK for a word not in the vocabulary."""
+        if isinstance(words, str) or not isinstance(words, Sequence):
+            raise TypeError(f"words must be a list of str, got {type(words).__name__}")
+        return [self._ids.get(w, UNK) for w in words]
+
+    def decode(self, ids: Sequence[int] | torch.Tensor) -> list[str]:
+        """The word of every id, a special token as its name ("<mask>")."""
+        if isinstance(ids, torch.Tensor):
+            ids = ids.tolist()
+        tokens = SPECIALS + self.words
+        for i, k in enumerate(ids):
+            _checks.integer(f"ids[{i}]", k)
+            if not 0 <= k < len(tokens):
+                raise ValueError(f"ids[{i}] must be in [0, {len(tokens)}), got {k}")
+        return [tokens[k] for k in ids]

@@ -18,6 +18,7 @@ from torch import nn
 
 from encoder import _checks
 from encoder.encoder import Encoder
+from encoder.masks import causal_mask
 from encoder.tasks import IGNORE, PAD, Task, check_split
 
 
@@ -339,3 +340,183 @@ def evaluate(
 
 
 # --8<-- [end:evaluate]
+
+
+def _check_sentence_args(encoder: Encoder, n_classes: int) -> None:
+    _checks.instance("encoder", encoder, Encoder)
+    _checks.positive_ints(n_classes=n_classes)
+
+
+# --8<-- [start:sentence]
+class SentenceClassifier(nn.Module):
+    """An Encoder and one linear layer on the first position's vector: one set of
+    n_classes scores per sequence. The first token is meant to be ``<cls>``
+    (``Vocabulary.batch(..., add_cls=True)``): it belongs to no word, so its vector is
+    free to become a summary of the whole sequence, which attention lets it read.
+
+    Args:
+        encoder: the encoder; its padding tokens are masked as usual.
+        n_classes: number of output classes.
+
+    Shape:
+        ids: (B, T) integer tensor, ids[:, 0] = CLS  ->  logits (B, n_classes)
+    """
+
+    def __init__(self, encoder: Encoder, n_classes: int) -> None:
+        super().__init__()
+        _check_sentence_args(encoder, n_classes)
+        self.encoder = encoder
+        self.head = nn.Linear(encoder.embedding.token.embedding_dim, n_classes)
+
+    def forward(
+        self, ids: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        h = self.encoder(ids, mask)  # (B, T, d_model)
+        return self.head(h[:, 0])  # (B, n_classes): the first position only
+
+
+# --8<-- [end:sentence]
+
+
+def _check_fit_args(
+    model: object, ids: object, targets: object, **numbers: object
+) -> None:
+    _checks.instance("model", model, nn.Module)
+    _checks.tensor("ids", ids, ("B", "T"), ids=True)
+    _checks.tensor("targets", targets, None, ids=True)
+    assert isinstance(ids, torch.Tensor) and isinstance(targets, torch.Tensor)  # typing
+    if targets.shape not in (ids.shape, ids.shape[:1]):
+        raise ValueError(
+            f"targets must have shape (B,) (a class per sequence) or (B, T) (one per "
+            f"token) for ids of shape {tuple(ids.shape)}, got {tuple(targets.shape)}"
+        )
+    _checks.positive_ints(
+        epochs=numbers["epochs"],
+        batch_size=numbers["batch_size"],
+        threads=numbers["threads"],
+    )
+    _checks.positive_float("lr", numbers["lr"])
+    _checks.bools(causal=numbers["causal"])
+    _checks.seed("seed", numbers["seed"])
+
+
+def length_batches(
+    ids: torch.Tensor, batch_size: int, generator: torch.Generator
+) -> list[torch.Tensor]:
+    """The row indices of ``ids`` in batches of ``batch_size``, in a random order, each
+    batch of rows of similar length (drawn in a random order, then sorted by length in
+    runs of 50 batches): a batch pads to its longest row, so mixing a short review with
+    a long one would spend most of the work on padding.
+
+    Shape:
+        ids: (N, T), padded with PAD  ->  list of (batch_size,) int64 (the last shorter)
+    """
+    lengths = (ids != PAD).sum(dim=1)  # (N,)
+    order = torch.randperm(ids.size(0), generator=generator)
+    run = 50 * batch_size
+    chunks = [c[lengths[c].argsort(stable=True)] for c in order.split(run)]
+    batches = list(torch.cat(chunks).split(batch_size))
+    shuffled = torch.randperm(len(batches), generator=generator).tolist()
+    return [batches[i] for i in shuffled]
+
+
+def _trim(ids: torch.Tensor, *rest: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """Drop the columns that are padding in every row (from ids and per-token rest)."""
+    T = int((ids != PAD).sum(dim=1).max())
+    return (ids[:, :T], *(r[:, :T] if r.dim() == 2 else r for r in rest))
+
+
+def _masked(model: nn.Module, ids: torch.Tensor, causal: bool) -> torch.Tensor:
+    mask = causal_mask(ids.size(1), device=ids.device) if causal else None
+    return model(ids, mask)
+
+
+# --8<-- [start:fit]
+def fit(
+    model: nn.Module,
+    ids: torch.Tensor,
+    targets: torch.Tensor,
+    epochs: int = 1,
+    batch_size: int = 64,
+    lr: float = 2e-3,
+    causal: bool = False,
+    seed: int = 0,
+    threads: int = 1,
+) -> list[float]:
+    """Train ``model`` on fixed data with AdamW for ``epochs`` passes; return the loss
+    of every step. ``targets`` holds a class per sequence (B,) for a
+    SentenceClassifier or per token (B, T) for a TokenClassifier, IGNORE where there
+    is nothing to predict. ``causal=True`` gives every forward pass a causal mask:
+    each position reads only itself and what lies to its left.
+
+    A linear warm-up over the first tenth of the steps, then a linear decay to zero.
+    Deterministic for a given seed and thread count; the model is left in training
+    mode.
+
+    Shape:
+        ids: (N, T) int64, padded with PAD; targets: (N,) or (N, T) int64  ->  list
+    """
+    _check_fit_args(**locals())
+    torch.manual_seed(seed)  # dropout
+    data = torch.Generator().manual_seed(seed)  # batches
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    steps = epochs * math.ceil(ids.size(0) / batch_size)
+    warmup = max(1, steps // 10)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min((s + 1) / warmup, (steps - s) / (steps - warmup + 1))
+    )
+    losses: list[float] = []
+    model.train()
+    with num_threads(threads):
+        for _ in range(epochs):
+            for rows in length_batches(ids, batch_size, data):
+                x, y = _trim(ids[rows], targets[rows])  # (b, t), (b,) or (b, t)
+                logits = _masked(model, x, causal)  # (b, C) or (b, t, C)
+                loss = F.cross_entropy(
+                    logits.flatten(0, -2), y.flatten(), ignore_index=IGNORE
+                )
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                schedule.step()
+                losses.append(loss.item())
+    return losses
+
+
+# --8<-- [end:fit]
+
+
+@torch.no_grad()
+def predict(
+    model: nn.Module,
+    ids: torch.Tensor,
+    causal: bool = False,
+    batch_size: int = 256,
+    threads: int = 1,
+) -> torch.Tensor:
+    """The model's highest-scoring class for every row of ``ids``, computed in eval
+    mode in batches (the model is left in the mode it was in): one class per row for a
+    SentenceClassifier, one per position for a TokenClassifier (PAD at the padding;
+    compare where the targets are not IGNORE).
+
+    Shape:
+        ids: (N, T)  ->  (N,) or (N, T) int64
+    """
+    _checks.instance("model", model, nn.Module)
+    _checks.tensor("ids", ids, ("B", "T"), ids=True)
+    _checks.bools(causal=causal)
+    _checks.positive_ints(batch_size=batch_size, threads=threads)
+    training = model.training
+    out = []
+    try:
+        model.eval()
+        with num_threads(threads):
+            for x in ids.split(batch_size):
+                T = int((x != PAD).sum(dim=1).max())
+                guess = _masked(model, x[:, :T], causal).argmax(-1)  # (b,) or (b, T')
+                if guess.dim() == 2:  # back to the full width: padding predicts PAD
+                    guess = F.pad(guess, (0, ids.size(1) - T), value=PAD)
+                out.append(guess)
+    finally:
+        model.train(training)
+    return torch.cat(out)

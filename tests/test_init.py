@@ -8,7 +8,7 @@ import pytest
 import encoder
 
 PUBLIC = sorted(encoder.__all__)
-DATACLASSES = ["History", "Task", "Vocabulary"]
+DATACLASSES = ["History", "Task", "Vocabulary", "WordVocabulary"]
 NO_TENSORS = ["History", "evaluate", "lr_factor", "remove_score_scaling", "train"]
 TAKES_A_MASK = ["scaled_dot_product_attention", "MultiHeadAttention", "EncoderLayer", "Encoder"]
 MODULES = [n for n in PUBLIC if isinstance(getattr(encoder, n), type) and n not in DATACLASSES]
