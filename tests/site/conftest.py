@@ -12,6 +12,7 @@ the build shows their outputs from the cache and runs none (``test_build.py`` ch
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import os
 import re
@@ -39,6 +40,10 @@ ZH_ONLY = sorted(  # the Chinese notebook: no English twin
     url_path(s) for s in SOURCES if s.startswith(ZH) and s.removeprefix(ZH) not in SOURCES
 )
 PAGES = ENGLISH + [ZH + page for page in ENGLISH] + ZH_ONLY
+CONCEPTS = (
+    "token-embedding/", "positional-encoding/", "transformer-embedding/", "layer-norm/",
+    "feed-forward/", "attention/", "encoder-layer/", "encoder/",
+)  # fmt: skip
 # The file each page is built from: a Chinese page with no translation shows the English one.
 SOURCE = {ZH + url_path(s): DOCS / s for s in SOURCES if not s.startswith(ZH)}
 SOURCE |= {url_path(s): DOCS / s for s in SOURCES}
@@ -81,13 +86,23 @@ class Site:
     returncode: int
     log: str
     url_path, build = staticmethod(url_path), staticmethod(build)  # build: ProperDocs too
-    pages, english, zh_only, source = PAGES, ENGLISH, ZH_ONLY, SOURCE
+    pages, english, zh_only, source, concepts = PAGES, ENGLISH, ZH_ONLY, SOURCE, CONCEPTS
 
     def url(self, path: str) -> str:
         return self.base + path
 
     def html(self, path: str) -> str:
         return (self.dir / path / "index.html").read_text(encoding="utf-8")
+
+    @staticmethod
+    def article(page: str) -> str:
+        """The article of a page's HTML: what it says, without the theme around it."""
+        return page[page.index("<article") : page.index("</article>")]
+
+    @staticmethod
+    def text(fragment: str) -> str:
+        """The text a reader reads in an HTML fragment, its spaces collapsed."""
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", fragment)).split())
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -7,7 +7,9 @@ changes the explorers' colours and passes axe's contrast rule. In every view no 
 under 3 px, one wider than the screen scrolls in a box, the page does not, the download button is
 on screen, and no figure's text is drawn under 9 px; on the phone, axe's target-size and
 scrollable-region-focusable rules pass and no explorer control nor the download button is under
-24 x 24 px. ``SCREENSHOTS=1`` saves each view under test-artifacts/."""
+24 x 24 px. A Chinese page's captions are upright (Material's italic is a fake slant in a
+Chinese font), its table headers break between words only, and no line starts with "，" after
+an inline formula. ``SCREENSHOTS=1`` saves each view under test-artifacts/."""
 
 from __future__ import annotations
 
@@ -21,10 +23,6 @@ import pytest
 from axe_playwright_python.sync_playwright import Axe
 
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "browser" / "screenshots"
-CONCEPT_PAGES = {
-    "token-embedding/", "positional-encoding/", "transformer-embedding/", "layer-norm/",
-    "feed-forward/", "attention/", "encoder-layer/", "encoder/",
-}  # fmt: skip
 MAX_SCREENS = 8  # of 900 px, at 1280 px wide
 MAX_WORDS = 2000  # of prose shown unfolded on a concept page
 MIN_TEXT = 9  # CSS px: the smallest figure text, as drawn
@@ -65,6 +63,7 @@ LOOK = """async (phone) => {
   // explorer's are close together.
   const controls = "input, button, select, a[href], [role=slider], [role=button]";
   const other = document.body.dataset.mdColorScheme === "slate" ? "light" : "dark";
+  const zh = document.documentElement.lang === "zh";
   const checks = {
     "not loaded": ["img", (i) => !(i.complete && i.naturalWidth > 0)],
     "formula drawn too small": ["mjx-container > svg", (svg) => small(svg, 3)],
@@ -81,6 +80,16 @@ LOOK = """async (phone) => {
       (f) => ![...f.querySelectorAll("img")].some((i) => i.checkVisibility())],
     "tap target under 24 px": [`[data-explorer] :is(label:has(${controls}),
       :is(${controls}):not(label *)), a[data-run-notebook]`, (e) => phone && small(e, 23.5)],
+    "Chinese caption slanted": ["article figcaption",
+      (c) => zh && getComputedStyle(c).fontStyle !== "normal"],
+    "Chinese header broken in a word": ["article th",
+      (h) => zh && getComputedStyle(h).wordBreak !== "keep-all"],
+    // A formula followed by closing punctuation is kept with it in a .nowrap span, on one line.
+    "formula apart from its closing punctuation": ["article span.arithmatex", (m) =>
+      /^[，。、；：！？）」』》】]/.test(m.nextSibling?.nodeType === 3 ? m.nextSibling.data : "")
+      && !m.parentElement.classList.contains("nowrap")],
+    ".nowrap drawn over lines": ["article .nowrap", (n) =>
+      new Set([...n.getClientRects()].map((r) => Math.round(r.top))).size > 1],
   };
   const text = (e) => e.textContent.replace(/\\s+/g, " ").trim().slice(0, 50);
   const say = (e, r = box(e)) => `${e.tagName}.${e.getAttribute("class")} ${e.src ?? text(
@@ -178,7 +187,7 @@ def test_page(page, phone, site, page_path, problems):
     page.goto(site.url(page_path))
     light = _look(page, site, page_path, "light", problems)  # and what the page shows wrong
     problems += _broken(site, light["links"])
-    if page_path.removeprefix("zh/") in CONCEPT_PAGES:
+    if page_path.removeprefix("zh/") in site.concepts:
         core, words = light["core"], round(light["words"])
         measured = f"core (article top to `## Deeper`): {core} screens, {words} words unfolded"
         print(f"{page_path}: {measured}")

@@ -6,7 +6,6 @@ checked on the build: tests/site/test_i18n.py.)
 
 from __future__ import annotations
 
-import json
 import re
 
 import pytest
@@ -79,54 +78,3 @@ def test_search_finds_the_page_a_query_names(site, page, problems, home):
         leaked = [s[:80] for s in found["snippets"] if tex.search(s)]
         assert leaked == [], f"searching {query!r}: snippets with TeX or button labels: {leaked}"
     assert problems == []
-
-
-# On a Chinese page at 390 px: each caption's font style, each header's word-break, each inline
-# formula followed by closing punctuation outside a .nowrap span, each .nowrap span drawn on more
-# than one line.
-TYPOGRAPHY = """() => {
-  const closing = /^[，。、；：！？）」』》】]/;
-  const loose = [...document.querySelectorAll('article span.arithmatex')].filter(m => {
-    const next = m.nextSibling;
-    return next && next.nodeType === 3 && closing.test(next.textContent)
-      && !m.parentElement.classList.contains('nowrap');
-  });
-  return {
-    captions: [...document.querySelectorAll('article figcaption')].map(
-      c => getComputedStyle(c).fontStyle),
-    headers: [...document.querySelectorAll('article th')].map(
-      h => getComputedStyle(h).wordBreak),
-    loose: loose.map(m => m.parentElement.textContent.slice(0, 40)),
-    split: [...document.querySelectorAll('article .nowrap')].filter(
-      n => new Set([...n.getClientRects()].map(r => Math.round(r.top))).size > 1).length,
-  };
-}"""
-
-
-@pytest.mark.parametrize("path", ["zh/layer-norm/", "zh/notation/"])
-def test_chinese_typography_on_a_phone(site, browser, path):
-    """Captions upright (Material's italic is a fake slant in a Chinese font), table headers
-    broken between words only, and no line that starts with "，" after an inline formula."""
-    context = browser.new_context(
-        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
-    )
-    page = context.new_page()
-    page.goto(site.url(path), wait_until="networkidle")
-    found = page.evaluate(TYPOGRAPHY)
-    context.close()
-    assert set(found["captions"]) <= {"normal"}, found["captions"]
-    assert set(found["headers"]) <= {"keep-all"}, found["headers"]
-    assert found["captions"] or found["headers"], f"{path}: no caption or header to look at"
-    assert found["loose"] == [], found["loose"]
-    assert found["split"] == 0
-
-
-def test_formulas_are_searched_by_their_text(site):
-    """A formula's text form stands in the index where the formula stands in the page: a
-    snippet reads "它自己的 d_model 个特征上", not "它自己的 个特征上". The page has no
-    trace of it."""
-    for lang in ("", "zh/"):
-        index = json.loads((site.dir / lang / "search/search_index.json").read_text("utf-8"))
-        norm = next(d for d in index["docs"] if d["location"] == "layer-norm/")
-        assert "d_model" in norm["text"], norm["text"][:300]
-        assert 'class="search-text"' not in site.html(lang + "layer-norm/")
