@@ -57,6 +57,11 @@ LOOK = """async (phone) => {
   const scrolls = (e) => /auto|scroll/.test(getComputedStyle(e).overflowX)
     && e.scrollWidth > e.clientWidth;
   const clips = (e) => getComputedStyle(e).overflowX !== "visible";
+  const under = (b, e, r = document.createRange()) => { // a line of e's text under the box b
+    r.selectNodeContents(e);
+    return [...r.getClientRects()].some((l) => l.width > 0 && l.left < b.right
+      && l.right > b.left && l.top < b.bottom && l.bottom > b.top);
+  };
   const small = (e, px) => box(e).width < px || box(e).height < px;
   // Explorer controls (a control in a <label> is as big as the label) and the download button
   // under 24 x 24 px (WCAG 2.2 AA), without axe's exception for small targets far apart: an
@@ -75,6 +80,12 @@ LOOK = """async (phone) => {
     "code scrolls sideways in its box, or splits over lines in a table": [
       ".md-typeset pre > code, .jupyter-wrapper pre, .md-typeset td code",
       (e) => !phone && (e.scrollWidth > e.clientWidth + 1 || e.getClientRects().length > 1)],
+    "output breaks inside a word": [".jp-OutputArea-output pre",
+      (e) => getComputedStyle(e).wordBreak === "break-all"],
+    "code under its copy button": ["clipboard-copy", (b) => under(b.getBoundingClientRect(),
+      b.closest(".jp-InputArea-editor").querySelector("pre"))],
+    "notebook code beside its prompt on a phone": [".jp-InputArea-editor",
+      (e) => phone && box(e).width < 0.85 * box(e.closest(".jp-Cell")).width],
     [`figure of the ${other} scheme`]: [`img[src*='#only-${other}']`, () => true],
     "figure shows none of its images": ["figure:has(img)",
       (f) => ![...f.querySelectorAll("img")].some((i) => i.checkVisibility())],
