@@ -29,6 +29,7 @@ def package_hash() -> str:
     digest = hashlib.sha256(importlib.metadata.version("torch").encode())
     sources = [*ROOT.glob("encoder/**/*.py"), *ROOT.glob("docs_build/plots/*.py")]
     sources += [ROOT / "docs_build" / name for name in ("figures.py", "explorers.py")]
+    sources.append(ROOT / "docs_build" / "diagrams" / "zh.json")  # a legend's Chinese
     for path in sorted([*sources, *ROOT.glob("docs/data/*")]):
         digest.update(f"\0{path.relative_to(ROOT).as_posix()}\0".encode() + path.read_bytes())
     return digest.hexdigest()[:16]

@@ -58,7 +58,7 @@ NARROW = "-narrow"  # name suffix of a figure's version for a phone (before "-zh
 # Chinese labels are drawn with a CJK font (its Latin letters too; DejaVu Sans, matplotlib's
 # default, fills in what it lacks); SVG text is written as paths, so readers need no such font.
 CJK_FONTS = ["Noto Sans CJK SC", "Source Han Sans SC", "Noto Sans SC", "WenQuanYi Zen Hei"]
-DIAGRAM_WORDS = DIAGRAMS / "zh.json"  # {"English text of a diagram": "its Chinese"}
+DIAGRAM_WORDS = plots.WORDS  # {"English text of a diagram or a legend": "its Chinese"}
 # A figure's variants, in the order they are drawn: (name suffix, language, drawn for a phone).
 VARIANTS = [("", "en", False), (ZH, "zh", False), (NARROW, "en", True), (NARROW + ZH, "zh", True)]
 

@@ -7,7 +7,7 @@ package alone): the fences call them through ``docs_build.figures.save``, e.g.
 
 from __future__ import annotations
 
-from docs_build.plots import narrow, text
+from docs_build.plots import label, narrow, text
 
 LOSS = ("training loss (mean of 10 steps)", "训练损失（10 步平均）")
 
@@ -27,27 +27,21 @@ def _tidy(ax, theme) -> None:
     ax.grid(True, linewidth=0.5, color=theme["grid"])
 
 
-def curves(theme, histories: dict, dashed: dict | None = None, title_suffix: str = ""):
+def curves(theme, histories: dict):
     """Two panels, titled so that a caption can name them on a phone (stacked) and on a
-    desktop (side by side): training loss (log scale) and held-out accuracy of named runs;
-    ``dashed`` runs share the colour of the run of the same name."""
+    desktop (side by side): training loss (log scale) and held-out accuracy of named runs."""
     import matplotlib.pyplot as plt
 
     tall = narrow(theme)  # the two panels one above the other
     shape, size = ((2, 1), (4.6, 6.0)) if tall else ((1, 2), (9.0, 3.3))
     fig, (left, right) = plt.subplots(*shape, figsize=size, layout="constrained")
     colours = [theme["accent"], theme["accent2"], theme["accent3"], theme["muted"]]
-    for (name, h), colour in zip(histories.items(), colours, strict=False):
-        runs = [(h, "-", name)]
-        if dashed and name in dashed:
-            runs.append((dashed[name], "--", f"{name}{title_suffix}"))
-        for run, style, label in runs:
-            steps = range(1, len(run.loss) + 1)
-            left.plot(steps, _smooth(run.loss), style, color=colour, label=label, lw=1.6)
-            right.plot(
-                run.eval_steps, run.eval_accuracy, style, marker="o", ms=3,
-                color=colour, label=label, lw=1.6,
-            )  # fmt: skip
+    for (name, run), colour in zip(histories.items(), colours, strict=False):
+        steps, name = range(1, len(run.loss) + 1), label(theme, name)
+        left.plot(steps, _smooth(run.loss), color=colour, label=name, lw=1.6)
+        right.plot(
+            run.eval_steps, run.eval_accuracy, marker="o", ms=3, color=colour, label=name, lw=1.6
+        )
     left.set_yscale("log")
     left.set_title(text(theme, "training loss", "训练损失"))
     left.set_xlabel(text(theme, "step", "步"))
@@ -86,15 +80,15 @@ def heads(theme, panels: list[tuple[str | tuple[str, str], list[str], object]]):
     cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
     cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
-    for row, (label, _, _) in enumerate(panels):
-        if isinstance(label, tuple):
-            label = text(theme, *label)
+    for row, (title, _, _) in enumerate(panels):
+        if isinstance(title, tuple):
+            title = text(theme, *title)
         for h in range(H):
             x0, y0 = h * step - 0.5, row * step - 0.5
             ax.add_patch(plt.Rectangle((x0, y0), T, T, fill=False, ec=theme["grid"], lw=0.6))
         if tall:
-            label = label.replace(", ", ",\n").replace("，", "，\n")
-        ax.text(-2.2, row * step + T / 2 - 0.5, label, rotation=90, ha="center", va="center")
+            title = title.replace(", ", ",\n").replace("，", "，\n")
+        ax.text(-2.2, row * step + T / 2 - 0.5, title, rotation=90, ha="center", va="center")
     ticks = [r * step + i for r in range(len(panels)) for i in range(T)]
     tick_size = 9.5 if tall else 8.5
     # The queries are the keys (below): on a phone's smaller maps, named once, below.
@@ -138,9 +132,9 @@ def losses(theme, runs: dict):
     fig, ax = plt.subplots(figsize=(4.8, 3.2), layout="constrained")  # a phone's and a desktop's
     styles = ["-", "--", "-", "--"]
     colours = [theme["accent2"], theme["accent2"], theme["accent"], theme["accent"]]
-    for (label, h), style, colour in zip(runs.items(), styles, colours, strict=False):
+    for (name, h), style, colour in zip(runs.items(), styles, colours, strict=False):
         steps = range(1, len(h.loss) + 1)
-        ax.plot(steps, _smooth(h.loss), style, color=colour, label=label, lw=1.6)
+        ax.plot(steps, _smooth(h.loss), style, color=colour, label=label(theme, name), lw=1.6)
     ax.set_yscale("log")
     ax.set_xlabel(text(theme, "step", "步"))
     ax.set_ylabel(text(theme, *LOSS))

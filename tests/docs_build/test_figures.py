@@ -105,3 +105,15 @@ def test_a_figure_not_laid_out_is_reported(text, caplog):
         root = rendered(text, "attention.md", "attention/", {})
     assert root.find(".//figure") is None
     assert "attention.md: a figure not on a line of its own" in caplog.text
+
+
+def test_a_legend_speaks_the_drawings_language():
+    """A run's name from the page's code is the legend's label; the Chinese drawing takes its
+    Chinese from the figures' dictionary, and a name it lacks stops the build, so no English
+    legend reaches a Chinese page."""
+    from docs_build.plots import label
+
+    assert label({"lang": "en"}, "sort") == "sort"
+    assert label({"lang": "zh"}, "sort") == "排序"
+    with pytest.raises(KeyError, match="no Chinese for the label 'a run nobody named'"):
+        label({"lang": "zh"}, "a run nobody named")
