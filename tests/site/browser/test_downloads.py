@@ -8,30 +8,28 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import nbformat
 import pytest
 
-DOCS = Path(__file__).resolve().parents[3] / "docs"
-SOURCES = [
-    "notebooks/positional-encoding-walkthrough.ipynb",
-    "zh/notebooks/positional-encoding-walkthrough.ipynb",
-    "zh/notebooks/embedding-zh.ipynb",
-    "layer-norm.md",
+PAGES = [
+    "notebooks/positional-encoding-walkthrough/",
+    "zh/notebooks/positional-encoding-walkthrough/",
+    "zh/notebooks/embedding-zh/",
+    "layer-norm/",
 ]
 
 
-@pytest.mark.parametrize("source, screen", [(s, "page") for s in SOURCES] + [(SOURCES[1], "phone")])
-def test_the_download_button_gives_the_page_notebook(request, site, problems, source, screen):
-    import nbformat
-
-    page = request.getfixturevalue(screen)
-    page.goto(site.url(site.url_path(source)))
+@pytest.mark.parametrize("path, screen", [(p, "page") for p in PAGES] + [(PAGES[1], "phone")])
+def test_the_download_button_gives_the_page_notebook(request, site, problems, path, screen):
+    page, source = request.getfixturevalue(screen), site.source[path]
+    page.goto(site.url(path))
     with page.expect_download() as download:
         page.locator("a[data-run-notebook]").click()
     arrived = Path(download.value.path()).read_bytes()
     nbformat.validate(nbformat.reads(arrived.decode("utf-8"), as_version=4))
-    if source.endswith(".ipynb"):
-        assert download.value.suggested_filename == Path(source).name
-        assert arrived == (DOCS / source).read_bytes()
+    if source.suffix == ".ipynb":
+        assert download.value.suggested_filename == source.name
+        assert arrived == source.read_bytes()
     else:
         cells = json.loads(arrived)["cells"]
         assert cells[0]["source"].startswith("# Layer Norm")

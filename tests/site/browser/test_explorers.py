@@ -3,7 +3,8 @@ attention explorer (Train page) on the build's test vectors and on fresh sequenc
 step of its trace of one query (Attention page, same models); the broken models of "Break it
 live"; the positional table; softmax(s * scores); "Watch it learn" at each kept step, the run
 trained again here. Each fits a phone, is driven by the keyboard, answers bad input in the
-widget and speaks the page's language. Their colours in the dark scheme: ``test_pages.py``."""
+widget and speaks the page's language; one that fetches a model or a run fetches it once in
+view, not before. Their colours in the dark scheme: ``test_pages.py``."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ import json
 import numpy as np
 import pytest
 import torch
+from numpy.testing import assert_allclose
+from playwright.sync_api import expect
 
+from docs_build.explorers import _vectors
 from encoder import Encoder, Task, TokenClassifier, attention_maps, sinusoidal_table, train
 
 EXACT = 1e-5  # in-browser forward pass against the package, max abs difference
 LANGUAGES = {"en": "", "zh": "zh/"}
-COUNT = "el.querySelectorAll(arg[0]).length === arg[1]"  # for _until: [selector, count]
 
 
 @pytest.fixture(autouse=True)
@@ -27,14 +30,22 @@ def _no_problems(problems):
     assert problems == []
 
 
-def _open(page, site, path: str, name: str, then: str = ""):
-    """The explorer ``name`` of the page at ``path``, in view and drawn (and ``then`` on it)."""
-    page.goto(site.url(path))
+def _open(page, site, path: str, name: str):
+    """The explorer ``name`` of the page at ``path``, in view and drawn.
+    The files it computes from (data-model-*, data-run) are fetched once it is in view, not
+    before, and then one, once (the attention explorer: one task's model, not all three)."""
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(site.url(path), wait_until="networkidle")
     widget = page.locator(f"[data-explorer='{name}']")
+    names = widget.evaluate("e => e.getAttributeNames().filter((a) => /^data-(model|run)/.test(a))")
+    files = {site.url(widget.get_attribute(a)) for a in names}
+    assert files.isdisjoint(requested), "fetched before the explorer was in view"
     widget.scroll_into_view_if_needed()
     page.wait_for_selector(f"[data-explorer='{name}'][data-mounted] .explorer__status:not(:empty)")
-    if then:
-        page.wait_for_selector(f"[data-explorer='{name}']{then}")
+    if files:
+        page.wait_for_selector(f"[data-explorer='{name}'][data-ready]")
+        assert len([url for url in requested if url in files]) == 1
     return widget
 
 
@@ -44,25 +55,19 @@ def _js(widget, method: str, *args):
 
 def _fetch(widget, site, attribute: str):
     """The JSON file the explorer's ``attribute`` names (a path from the site's root)."""
-    js = "async (el, [a, root]) => (await fetch(new URL(el.getAttribute(a), root))).json()"
-    return widget.evaluate(js, [attribute, site.base])
+    return json.loads((site.dir / widget.get_attribute(attribute)).read_text(encoding="utf-8"))
 
 
-def _until(widget, predicate: str, arg=None) -> None:
-    """Wait until ``predicate``, of ``el`` (the explorer's element) and ``arg``, holds."""
-    widget.page.wait_for_function(f"([el, arg]) => {predicate}", arg=[widget.element_handle(), arg])
-
-
-def _status(widget) -> str:
-    return widget.locator(".explorer__status").inner_text()
+def _status(widget, line: str = ".explorer__status") -> str:
+    return widget.locator(line).inner_text()
 
 
 def _enter(widget, text: str, state: str = "ok", says: str = "", field=None) -> None:
     """Fill ``field`` (the sequence by default) with ``text``; wait until the explorer's state is
     ``state`` and its status says ``says``."""
     (field or widget.locator("input[type=text]")).fill(text)
-    status = "el.querySelector('.explorer__status').textContent.includes(arg[1])"
-    _until(widget, f"el.dataset.state === arg[0] && {status}", [state, says])
+    expect(widget).to_have_attribute("data-state", state)
+    expect(widget.locator(".explorer__status")).to_contain_text(says)
 
 
 def _shown(values) -> str:
@@ -75,8 +80,8 @@ def _attention(widget, site):
     float32 weights, in float64 as the page computes."""
     tests, tasks = _fetch(widget, site, "data-tests"), widget.get_attribute("data-tasks").split()
     assert sorted(tests) == sorted(tasks) == ["count", "reverse", "sort"]
+    g = torch.Generator().manual_seed(0)
     for task in tasks:
-        expected = [(v["ids"], v["logits"], v["attention"]) for v in tests[task]]
         weights = _fetch(widget, site, f"data-model-{task}")
         c = weights["config"]
         sizes = [c[k] for k in ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")]
@@ -84,17 +89,11 @@ def _attention(widget, site):
         state = {name: np.frombuffer(base64.b64decode(p["data"]), "<f4").reshape(p["shape"])
                  for name, p in weights["params"].items()}  # fmt: skip
         model.load_state_dict({k: torch.tensor(v) for k, v in state.items()})  # strict: same names
-        model.double().eval()
-        g = torch.Generator().manual_seed(0)
-        with torch.no_grad():
-            for n in (1, 5, 12, 16):
-                ids = torch.randint(1, 10, (1, n), generator=g)
-                maps = attention_maps(model.encoder, ids)[:, 0]
-                expected.append((ids[0].tolist(), model(ids)[0], maps))
-        for ids, logits, maps in expected:
-            got = _js(widget, "run", task, ids)
-            yield (task, *ids, "logits"), got["logits"], logits
-            yield (task, *ids, "attention"), got["attention"], maps
+        fresh = [torch.randint(1, 10, (n,), generator=g).tolist() for n in (1, 5, 12, 16)]
+        for vector in tests[task] + _vectors(model, fresh, maps=True):
+            got = _js(widget, "run", task, vector["ids"])
+            for what in ("logits", "attention"):
+                yield (task, *vector["ids"], what), got[what], vector[what]
 
 
 def _trace(widget, site):
@@ -115,37 +114,6 @@ def _break_it(widget, site):
             yield (name, *v["ids"]), _js(widget, "run", name, v["ids"]), v["logits"]
 
 
-def _learn(widget, site):
-    """The run trained again here, as the page trained it: at each kept step, reached by the
-    keyboard, the maps of each input."""
-    data = _fetch(widget, site, "data-run")
-    steps, inputs, run = data["steps"], data["inputs"], data["run"]
-    assert len(steps) >= 10 and steps[0] == 0 and steps == sorted(steps)
-    assert steps[-1] == run["train"]["steps"] == len(data["loss"])
-    torch.manual_seed(run["init_seed"])
-    model = TokenClassifier(Encoder(**run["model"]), Task("reverse").n_classes)
-    checkpoints = train(model, Task("reverse"), **run["train"], checkpoints=steps).checkpoints
-    slider = widget.locator("input[type=range]")
-    slider.focus()
-    widget.page.keyboard.press("Home")
-    for index, step in enumerate(steps):
-        if index:
-            widget.page.keyboard.press("ArrowRight")  # the keyboard moves one kept step
-        model.load_state_dict(checkpoints[step])
-        for k, ids in enumerate(inputs):
-            if k:
-                widget.locator("input[type=radio]").nth(k).check()
-            shown = _js(widget, "shown")
-            assert shown["step"] == step and shown["ids"] == ids
-            with torch.no_grad():
-                maps = attention_maps(model.encoder, torch.tensor([ids]))[:, 0]
-            yield (step, k), shown["maps"], maps
-        widget.locator("input[type=radio]").first.check()
-        slider.focus()
-        assert widget.get_attribute("data-step") == str(step)
-        assert slider.get_attribute("aria-valuetext") == f"step {step}"
-
-
 EXPLORERS = {  # what -> (page, explorer)
     "positional-encoding": ("positional-encoding/", "positional-encoding"),
     "scale": ("attention/", "scale"),
@@ -154,40 +122,16 @@ EXPLORERS = {  # what -> (page, explorer)
     "break-it": ("train/", "break-it"),
     "learn": ("train/", "learn"),
 }
-# The (where, browser's, package's) numbers of each explorer that runs a model.
-NUMBERS = {"attention": _attention, "trace": _trace, "break-it": _break_it, "learn": _learn}
+# The (where, browser's, package's) numbers of each explorer that runs a model ("Watch it learn":
+# in its own test).
+NUMBERS = {"attention": _attention, "trace": _trace, "break-it": _break_it}
 
 
 @pytest.mark.parametrize("what", NUMBERS)
 def test_explorer_equals_the_package(page, site, what):
-    widget = _open(page, site, *EXPLORERS[what], then="[data-ready]" if what == "learn" else "")
-    diffs = {
-        where: float(np.abs(np.asarray(got) - np.asarray(expected)).max())
-        for where, got, expected in NUMBERS[what](widget, site)
-    }
-    key = max(diffs, key=diffs.get)
-    print(f"{what}: max |browser - package| over {len(diffs)}: {diffs[key]:.2e} ({key})")
-    assert diffs[key] <= EXACT, f"{what} {key}: max |browser - package| = {diffs[key]:.2e}"
-
-
-@pytest.mark.parametrize(
-    "name, files",
-    [("attention", ("data-model-count", "data-model-reverse", "data-model-sort")),
-     ("learn", ("data-run",))],
-)  # fmt: skip
-def test_explorer_fetches_its_files_only_in_view(page, site, name, files):
-    """None of the files the explorer's ``files`` name is fetched before it comes into view, and
-    then one, once (the attention explorer: one task's model, not all three)."""
-    requested: list[str] = []
-    page.on("request", lambda r: requested.append(r.url))
-    page.goto(site.url("train/"), wait_until="networkidle")
-    widget = page.locator(f"[data-explorer='{name}']")
-    href = "(el, [a, root]) => new URL(el.getAttribute(a), root).href"
-    urls = {widget.evaluate(href, [a, site.base]) for a in files}
-    assert urls.isdisjoint(requested), "fetched before the explorer was in view"
-    widget.scroll_into_view_if_needed()
-    page.wait_for_selector(f"[data-explorer='{name}'][data-ready]")
-    assert len([url for url in requested if url in urls]) == 1
+    widget = _open(page, site, *EXPLORERS[what])
+    for where, got, expected in NUMBERS[what](widget, site):  # max |browser - package| on failure
+        assert_allclose(got, expected, rtol=0, atol=EXACT, err_msg=f"{what} {where}")
 
 
 # --- the attention explorer and its trace of one query ----------------------------------------
@@ -219,36 +163,34 @@ def test_attention_explorer_answers_bad_input_and_the_keyboard(page, site, lang)
     page.keyboard.press("Control+A")
     page.keyboard.type("5 3 8 1")
     expected = ".explorer__output tbody tr:nth-child(2) td"  # the sort task's expected row
-    _until(widget, COUNT, [expected, 4])
+    expect(widget.locator(expected)).to_have_count(4)
     assert "".join("".join(widget.locator(expected).all_inner_texts()).split()) == "1358"
     page.keyboard.press("Tab")  # to "Random sequence"
     assert page.evaluate("document.activeElement.tagName") == "BUTTON"
     before = widget.locator("input[type=text]").input_value()
     page.keyboard.press("Enter")
-    _until(widget, "el.querySelector('input[type=text]').value !== arg", before)
+    expect(widget.locator("input[type=text]")).not_to_have_value(before)
 
 
 def test_trace_one_query_shows_the_package_numbers(page, site):
     # The Train page's models, traced on the Attention page. Tap a cell: layer 1, head 2,
     # query 3, key 5 of the default sequence (reverse's).
-    widget = _open(page, site, "attention/", "attention", then="[data-state='ok'] .trace__step")
+    widget = _open(page, site, "attention/", "attention")
     trace = next(v for v in _fetch(widget, site, "data-tests")["reverse"] if "trace" in v)
     ids = [str(i) for i in trace["ids"]]
     assert widget.locator("input[type=text]").input_value().split() == ids
     layer, head, q, k = 1, 2, 3, 5
     maps = widget.locator(".explorer__layer").nth(layer).locator(".explorer__map")
     maps.nth(head).locator(f"rect[data-q='{q}'][data-k='{k}']").click()
-    assert _js(widget, "pick") == {"layer": layer, "head": head, "q": q, "k": k}
     steps = trace["trace"][layer]
-    readout = widget.locator(".explorer__readout-line").inner_text()
-    assert f"weight {steps['weights'][head][q][k]:.3f}" in readout
+    weight = steps["weights"][head][q][k]
+    assert f"weight {weight:.3f}" in _status(widget, ".explorer__readout-line")
     # What the trace shows is the package's numbers, rounded.
     shown = {s.get_attribute("data-step"): s for s in widget.locator(".trace__step").all()}
     assert list(shown) == ["x", "q", "scores", "heads", "concat", "out"]
-    assert _shown(steps["x"][q]) in shown["x"].inner_text()
-    assert _shown(steps["q"][head][q]) in shown["q"].inner_text()
-    assert _shown(steps["heads"][head][q]) in shown["heads"].inner_text()
-    assert _shown(steps["out"][q]) in shown["out"].inner_text()
+    for step, rows in {"x": steps["x"], "q": steps["q"][head], "heads": steps["heads"][head],
+                       "out": steps["out"]}.items():  # fmt: skip
+        assert _shown(rows[q]) in shown[step].inner_text()
     rows = shown["scores"].locator("tbody tr:not(.trace__kv)").all()
     assert len(rows) == len(ids)
     for j, row in enumerate(rows):
@@ -281,7 +223,6 @@ def test_trace_one_query_shows_the_package_numbers(page, site):
     # The keyboard: the query picker moves the trace to the next query.
     widget.locator(".trace select").nth(2).focus()
     page.keyboard.press("ArrowDown")
-    assert _js(widget, "pick")["q"] == q + 1
     assert _shown(steps["q"][head][q + 1]) in widget.locator("[data-step=q]").inner_text()
     assert widget.locator("tr.trace__kv").first.is_visible()  # k_j and v_j still shown
 
@@ -308,14 +249,14 @@ def test_explorers_on_a_phone(phone, site, lang, what):
     widget = _open(phone, site, LANGUAGES[lang] + path, name)
     if what == "attention":  # 16 tokens: the token table scrolls in its box; the page does not
         _enter(widget, "1 2 3 4 5 6 7 8 9 9 8 7 6 5 4 3")
-        _until(widget, COUNT, [".explorer__output tbody tr:first-child td", 16])
+        expect(widget.locator(".explorer__output tbody tr:first-child td")).to_have_count(16)
         box = widget.locator(".explorer__output .explorer__scroll")
         assert box.evaluate("el => el.scrollWidth > el.clientWidth")
         assert box.evaluate("el => getComputedStyle(el).overflowX") == "auto"
     if what == "trace":  # the keys table, k_j and v_j shown, needs no sideways scrolling for
         # the longest sequence the tasks train on
         _enter(widget, "9 8 7 6 5 4 3 2 1 1 2 3")
-        _until(widget, COUNT, ["[data-step=scores] tbody tr:not(.trace__kv)", 12])
+        expect(widget.locator("[data-step=scores] tbody tr:not(.trace__kv)")).to_have_count(12)
         widget.locator("[data-step=scores] button").click()
         table = widget.locator("[data-step=scores] .explorer__scroll")
         assert table.evaluate("el => el.scrollWidth <= el.clientWidth"), "the keys table scrolls"
@@ -328,7 +269,6 @@ def test_explorers_on_a_phone(phone, site, lang, what):
     )
     assert min(sides, default=24) >= 24 - 0.01, (what, min(sides, default=None))
     size, text = widget.evaluate(SMALLEST)
-    print(f"{what} ({lang}): smallest text {size:.1f} px ({text!r})")
     assert size >= 9, (size, text)
 
 
@@ -342,8 +282,7 @@ def test_positional_encoding_explorer_shows_the_package_table(page, site, lang):
     for field, value in ((fields.nth(0), "48"), (fields.nth(1), "30")):
         field.focus()
         page.keyboard.press("Control+A")
-        page.keyboard.type(value)
-    _until(widget, "el.explorer.state().d === 48 && el.explorer.state().n === 30")
+        page.keyboard.type(value)  # each key press draws the table again, before type returns
     shown = np.array(_js(widget, "table"))
     table = sinusoidal_table(30, 48, dtype=torch.float64).numpy()
     assert shown.shape == (30, 48) and np.abs(shown - table).max() < 1e-12
@@ -370,7 +309,12 @@ def test_positional_encoding_explorer_shows_the_package_table(page, site, lang):
 
 
 # --- the scale explorer -----------------------------------------------------------------------
-def _jacobian_norm(p: np.ndarray) -> float:
+def _softmax(z) -> np.ndarray:
+    return torch.tensor(z, dtype=torch.float64).softmax(0).numpy()
+
+
+def _jacobian_norm(z) -> float:  # of the softmax at z: diag(p) - p p^T
+    p = _softmax(z)
     return float(np.linalg.norm(np.diag(p) - np.outer(p, p)))
 
 
@@ -385,8 +329,7 @@ def test_scale_explorer_sharpens_the_softmax(page, site, lang):
     for step in range(11):  # one key press per power of two: d_k = 1, 2, 4, ..., 1024
         dk, scale, weights = (_js(widget, name) for name in ("dk", "scale", "weights"))
         assert dk == 2**step and scale == pytest.approx(np.sqrt(dk))
-        expected = np.exp(scale * scores - (scale * scores).max())
-        assert np.allclose(weights, expected / expected.sum(), atol=1e-12)
+        assert np.allclose(weights, _softmax(scale * scores), atol=1e-12)
         tops.append(max(weights))
         page.keyboard.press("ArrowRight")
     assert tops == sorted(tops) and tops[-1] > tops[0]  # larger scale, sharper softmax
@@ -396,17 +339,15 @@ def test_scale_explorer_sharpens_the_softmax(page, site, lang):
     assert _js(widget, "scale") == 1 and "s = 1" in _status(widget)
     # The Jacobian's curve is the package-free formula's, and the sentence says its shape.
     shape = _js(widget, "shape")
-    curve = [_jacobian_norm(np.exp(z := 2**x * scores - (2**x * scores).max()) / np.exp(z).sum())
-             for x in shape["logs"]]  # fmt: skip
+    curve = [_jacobian_norm(2**x * scores) for x in shape["logs"]]
     assert np.allclose(shape["values"], curve, atol=1e-12)
-    rises = max(curve) > _jacobian_norm(np.full(10, 0.1)) + 1e-6
+    rises = max(curve) > _jacobian_norm(np.zeros(10)) + 1e-6  # above its value at s = 0
     words = {"en": ("is not monotone", "only falls"), "zh": ("并不单调", "只下降")}[lang]
     assert words[0 if rises else 1] in _status(widget)
     assert ("Largest weight" if lang == "en" else "最大权重") in _status(widget)
     # A tap on a bar reads its weight.
     widget.locator(".explorer__hit[data-key='3']").click()
-    weight = _js(widget, "weights")[3]
-    assert f"{weight:.3f}" in widget.locator(".explorer__readout-line").inner_text()
+    assert f"{_js(widget, 'weights')[3]:.3f}" in _status(widget, ".explorer__readout-line")
     widget.locator("input[type=checkbox]").focus()
     page.keyboard.press("Tab")  # from "divide" (just checked) to "New scores"
     page.keyboard.press("Enter")
@@ -433,15 +374,12 @@ def test_break_it_predict_then_see(page, site, lang):
     for n, (name, variant) in enumerate(variants.items()):
         widget.locator(f"input[value={name}]").check()  # hides the answer of the last switch
         show.click()  # nothing is shown before a prediction
-        assert widget.get_attribute("data-revealed") is None
         assert widget.locator("table").count() == 0
         start = " ".join(map(str, variant["start"]))
         assert widget.locator("input[type=text]").input_value() == start
         see("wrong")
-        rows = widget.locator("tbody tr")
-        assert rows.count() == 4
-        assert rows.nth(2).locator(".explorer__wrong").count() == 0, name  # intact
-        assert rows.nth(3).locator(".explorer__wrong").count() > 0, name  # broken
+        wrong = [r.locator(".explorer__wrong").count() for r in widget.locator("tbody tr").all()]
+        assert len(wrong) == 4 and wrong[2] == 0 < wrong[3], name  # rows: input, expected, both
         assert said_right in _status(widget)
         if n == 0:
             assert any("broken-no-positions.json" in url for url in requested)
@@ -467,15 +405,34 @@ def test_break_it_predict_then_see(page, site, lang):
 
 # --- Watch it learn ---------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_learn_explorer_keeps_to_its_steps_speaks_the_pages_language_takes_a_tap(page, site, lang):
-    widget = _open(page, site, LANGUAGES[lang] + "train/", "learn", then="[data-ready]")
-    steps = _js(widget, "steps")
+def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_language(page, site, lang):
+    """The run trained again here, as the page trained it: at each kept step, reached by the
+    keyboard, the maps of each input are the package's. The slider keeps to the kept steps and
+    takes a tap; the status says the step and the mirrored key's weight."""
+    widget = _open(page, site, LANGUAGES[lang] + "train/", "learn")
+    data = _fetch(widget, site, "data-run")
+    steps, inputs, run = data["steps"], data["inputs"], data["run"]
+    assert len(steps) >= 10 and steps[0] == 0 and steps == sorted(steps)
+    assert steps[-1] == run["train"]["steps"] == len(data["loss"])
+    torch.manual_seed(run["init_seed"])
+    model = TokenClassifier(Encoder(**run["model"]), Task("reverse").n_classes)
+    checkpoints = train(model, Task("reverse"), **run["train"], checkpoints=steps).checkpoints
     slider = widget.locator("input[type=range]")
-    slider.focus()
-    # Below step 0 it stays at step 0; past the last, at the last.
-    for key, step in (("ArrowLeft", 0), ("End", steps[-1]), ("ArrowRight", steps[-1])):
+    # Below step 0 it stays at step 0, ArrowRight moves one kept step, past the last it stays.
+    keys = ["Home", "ArrowLeft", *["ArrowRight"] * len(steps), "End"]
+    for key, step in zip(keys, [0, *steps, steps[-1], steps[-1]], strict=True):
+        slider.focus()
         page.keyboard.press(key)
-        assert _js(widget, "shown")["step"] == step
+        said = {"en": f"step {step}", "zh": f"第 {step} 步"}[lang]  # to a screen reader
+        assert slider.get_attribute("aria-valuetext") == said
+        model.load_state_dict(checkpoints[step])
+        for k, ids in enumerate(inputs):
+            widget.locator("input[type=radio]").nth(k).check()
+            shown = _js(widget, "shown")
+            assert shown["step"] == step and shown["ids"] == ids
+            with torch.no_grad():
+                maps = attention_maps(model.encoder, torch.tensor([ids]))[:, 0]
+            assert_allclose(shown["maps"], maps, rtol=0, atol=EXACT, err_msg=f"{step} {k}")
     # A value the slider does not hold is clamped to the kept steps, never an empty drawing.
     for value, index in (("99", len(steps) - 1), ("-3", 0), ("2.6", 3)):
         slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", value)
@@ -484,7 +441,6 @@ def test_learn_explorer_keeps_to_its_steps_speaks_the_pages_language_takes_a_tap
     box = slider.bounding_box()
     slider.click(position={"x": box["width"] - 2, "y": box["height"] / 2})  # at the far end
     last = steps[-1]
-    assert widget.get_attribute("data-step") == str(last)
     words = {"en": f"Step {last} of {last}", "zh": f"第 {last} 步（共 {last} 步）"}
     assert words[lang] in _status(widget)
     assert widget.locator(".explorer__marker").count() == 1
@@ -494,7 +450,7 @@ def test_learn_explorer_keeps_to_its_steps_speaks_the_pages_language_takes_a_tap
     opacities = [float(c.get_attribute("fill-opacity")) for c in cells.all()]
     assert opacities == pytest.approx(shown["maps"][1][0][0], abs=5e-4)
     # The status says the page's measured weight on the mirrored key at this step.
-    mirror = _fetch(widget, site, "data-run")["mirror"][-1][1]
+    mirror = data["mirror"][-1][1]
     head = mirror.index(max(mirror))
     words = {"en": f"layer 1, head {head}: ", "zh": f"第 1 层的头 {head}："}
     assert f"{words[lang]}{mirror[head]:.3f}" in _status(widget)
