@@ -57,8 +57,8 @@ build: fences
 # As for `build`: first every fence of the pages (as tests) and the package tests, on every core;
 # then the strict build, which runs no fence again, and the site in a browser. The test that
 # builds a toy site of its own runs in the second pytest, on one worker while another builds it.
-# The second pytest's tests take a second to half a minute each: a worker that runs out takes the other's
-# (worksteal), where an even split up front left one worker idle for minutes.
+# The second pytest's tests take a second to half a minute each: a worker that runs out takes
+# the other's (worksteal), where an even split up front left one worker idle for minutes.
 TOY_SITE := tests/docs_build/test_add_a_page.py
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
