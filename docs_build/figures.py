@@ -117,7 +117,7 @@ def render(fn: Callable) -> dict[str, dict[str, str]]:
             style = _style(theme)
             if lang == "zh":
                 # CJK first: mathtext draws the words around a formula in the first font only.
-                style["font.family"] = [*_cjk_fonts(), "DejaVu Sans"]
+                style["font.family"] = [*cjk_fonts(), "DejaVu Sans"]
             with plt.rc_context(style):
                 fig, buf = fn(theme), io.StringIO()
                 fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
@@ -127,7 +127,7 @@ def render(fn: Callable) -> dict[str, dict[str, str]]:
     return out
 
 
-def _cjk_fonts() -> list[str]:
+def cjk_fonts() -> list[str]:
     from matplotlib import font_manager
 
     present = {f.name for f in font_manager.fontManager.ttflist}
@@ -197,7 +197,7 @@ def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
     """{NAME: {scheme: svg}, NAME-zh: ..., NAME-narrow: ...} of ``render(fn)``, from the cache when
     this package drew it before: the test run draws every figure as a test
     (tests/docs_build/test_figures.py), on every core, and the build then draws none."""
-    fonts = " ".join(_cjk_fonts())  # the Chinese labels' font
+    fonts = " ".join(cjk_fonts())  # the Chinese labels' font
     version = importlib.metadata.version("matplotlib")
     key = cache.key(cache.package_hash(), version, fonts, name)
     return cache.cached(f"figures/{key}", lambda: {name + k: v for k, v in render(fn).items()})

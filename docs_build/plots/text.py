@@ -33,7 +33,7 @@ def first_position(theme, tokens: list[str], weights):
     rows = [layer * step + h for layer in range(L) for h in range(H)]
     ax.set_yticks(rows, [text(theme, f"head {h}", f"头 {h}") for _ in range(L) for h in range(H)])
     ax.set_xticks(range(T), tokens)
-    cjk = [*figures._cjk_fonts(), "DejaVu Sans"]  # DejaVu Sans for what the CJK font lacks
+    cjk = [*figures.cjk_fonts(), "DejaVu Sans"]  # DejaVu Sans for what the CJK font lacks
     for tick in ax.get_xticklabels():
         tick.set_fontfamily(cjk)
     ax.get_xticklabels()[0].set_ha("right")  # "<cls>", wider than a cell: into the margin
