@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 from types import SimpleNamespace
 
 import markdown
@@ -117,3 +118,17 @@ def test_a_legend_speaks_the_drawings_language():
     assert label({"lang": "zh"}, "sort") == "排序"
     with pytest.raises(KeyError, match="no Chinese for the label 'a run nobody named'"):
         label({"lang": "zh"}, "a run nobody named")
+
+
+def test_no_drawing_module_is_named_like_a_helper_of_plots():
+    """A module of plots/ named like a function of plots/__init__.py (``text``, ``label``)
+    replaces that function on the package once imported, and every drawing after it fails."""
+    import ast
+    import pkgutil
+
+    from docs_build import plots
+
+    tree = ast.parse(Path(plots.__file__).read_text(encoding="utf-8"))
+    helpers = {node.name for node in tree.body if isinstance(node, ast.FunctionDef)}
+    modules = {m.name for m in pkgutil.iter_modules(plots.__path__)}
+    assert helpers >= {"text", "label", "narrow"} and not helpers & modules, helpers & modules
