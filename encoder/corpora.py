@@ -66,15 +66,17 @@ def reviews() -> tuple[list[str], list[int]]:
 # --8<-- [end:reviews]
 
 
-def _sandhi_pinyin(module: ModuleType) -> object:
+def _sandhi_pinyin() -> object:
     """pypinyin's reader with its tone-sandhi rules (不 bú before a fourth tone)."""
-    sandhi = importlib.import_module("pypinyin.contrib.tone_sandhi")
-    converter = importlib.import_module("pypinyin.converter")
+    _need("pypinyin")  # the ImportError that says how to install it
+    from pypinyin.contrib.tone_sandhi import ToneSandhiMixin
+    from pypinyin.converter import DefaultConverter
+    from pypinyin.core import Pinyin
 
-    class Converter(sandhi.ToneSandhiMixin, converter.DefaultConverter):
+    class Converter(ToneSandhiMixin, DefaultConverter):
         pass
 
-    return importlib.import_module("pypinyin.core").Pinyin(Converter())
+    return Pinyin(Converter())
 
 
 # --8<-- [start:pinyin]
@@ -88,7 +90,7 @@ def pinyin(texts: Sequence[str]) -> list[list[str]]:
         N texts  ->  N lists, len(texts[i]) strings each
     """
     check_texts(texts)
-    reader = _sandhi_pinyin(_need("pypinyin"))
+    reader = _sandhi_pinyin()
     style = importlib.import_module("pypinyin").Style.TONE3
 
     def blank(run: str) -> list[str]:  # one "" per character pypinyin cannot read
