@@ -36,15 +36,15 @@ chromium:
 	if [ -n "$$pkgs" ]; then \
 	  $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq $$pkgs; fi
 
-# The fences that .cache/ does not hold yet, on every core (pytest-xdist, a page's fences on one
-# worker, in order), so that MkDocs then shows them from the cache. A fence that fails here fails
+# The fences that .cache/ does not hold yet, on every core (pytest-xdist, the fences of a page's
+# session on one worker, in order: conftest.py's groups), so that MkDocs then shows them from the cache. A fence that fails here fails
 # again in the build, which shows its traceback on the page. Beside them, a build that skips
 # those not cached yet (FENCES_SKIP=1, quiet) fills the caches of the formulas (MathJax) and of
 # the notebook pages, so the build after them is quick.
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
 fences: $(STAMP) $(NODE_STAMP)
 	-FENCES_SKIP=1 $(MKDOCS) build -q -d .cache/warm-site & \
-	  FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadfile -p no:cacheprovider docs; wait
+	  FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadgroup -p no:cacheprovider docs; wait
 
 # `serve --dirty`: an edit rebuilds only the edited page (and the API reference), running only
 # the fences it changed.
@@ -63,7 +63,7 @@ TOY_SITE := tests/docs_build/test_add_a_page.py
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -n auto --dist loadfile --ignore=tests/site --ignore=$(TOY_SITE) $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist loadgroup --ignore=tests/site --ignore=$(TOY_SITE) $(PYTEST_FLAGS)
 	FENCES_TESTED=1 $(BIN)/pytest -n auto --dist worksteal $(TOY_SITE) tests/site $(PYTEST_FLAGS)
 
 bench: $(STAMP)

@@ -5,9 +5,11 @@ markdown-exec fence printed and wrote, which the site's build then shows."""
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
+import pytest
 import torch
 
 # pytest-markdown-docs 0.9.2 offers no public way to register a runner: this module is private.
@@ -26,23 +28,39 @@ def pytest_markdown_docs_markdown_it():
     return fences.markdown_it()
 
 
+@functools.cache
+def python_fences(path: Path) -> list[fences.Fence]:
+    """The python fences of the page at ``path``, in order."""
+    found = fences.parse(path.read_text(encoding="utf-8"))
+    return [f for f in found if f.info.split()[:1] in (["python"], ["py"])]
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
+def pytest_collection_modifyitems(items) -> None:
+    """pytest-xdist's groups, for ``--dist loadgroup``: the fences of one markdown-exec session
+    on one worker, in order, so that a page's sessions (Read real text's three trainings) run
+    on every core; the rest of a file together, as ``--dist loadfile`` would."""
+    for item in items:
+        group = item.nodeid.split("::")[0]  # the file
+        if hasattr(item, "test_definition"):  # a fence of a page
+            fence = next(f for f in python_fences(item.path) if f.start == item.start_line)
+            group += "::" + fence.options.get("session", "")
+        item.add_marker(pytest.mark.xdist_group(group))
+
+
 @register_runner(default=True)
 class FenceRunner(DefaultRunner):
     """pytest-markdown-docs' runner for every python fence (see ``docs_build/fences.py``)."""
 
     def __init__(self) -> None:
         self.package = ""  # the package's hash, taken when a fence first needs it
-        self.pages: dict[Path, list[fences.Fence]] = {}  # each page's python fences
         self.sessions: dict[tuple[Path, str], fences.Session] = {}
 
     # No ``asyncio_runner`` keyword: pytest-markdown-docs 0.9.2 retries a call that raises
     # TypeError without it, so it retries before a fence ran, never after a fence's TypeError.
     def runtest(self, test, args) -> None:
         path, line = test.source_path, test.start_line
-        if path not in self.pages:
-            found = fences.parse(path.read_text(encoding="utf-8"))
-            self.pages[path] = [f for f in found if f.info.split()[:1] in (["python"], ["py"])]
-        page = self.pages[path]
+        page = python_fences(path)
         fence = next(f for f in page if f.start == line)
         if fences.INCLUDE.match(fence.code.strip()):
             shown, namespace = fences.include(fence.code)

@@ -15,17 +15,25 @@ import copy
 import html
 import json
 import math
+import re
 
+import safetensors.torch
 import torch
 
 from docs_build.figures import write
 from encoder import (
     PositionalEncoding,
+    SentenceClassifier,
     TokenClassifier,
+    Vocabulary,
+    WordVocabulary,
     attention_maps,
+    causal_mask,
     scaled_dot_product_attention,
 )
+from encoder.corpora import words
 from encoder.experiments import ScaleQueries
+from encoder.text import CLS, MASK
 from encoder.training import History
 
 
@@ -65,11 +73,10 @@ def _vectors(model: TokenClassifier, inputs: list[list[int]], pad_to: int | None
 TEST_INPUTS = [[7, 2], [3, 1, 4, 1, 5, 9, 2, 6], [9, 8, 7, 6, 5, 4, 3, 2, 1, 1, 2, 3]]
 
 
-def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
-    """Configuration and parameters of ``model``, JSON-ready. Raises unless the page's JavaScript
-    computes what ``model`` computes: sinusoidal positions or none, padding id 0, and the
-    1/sqrt(d_k) scaling unless ``scaled`` is False (then every attention carries
-    ``remove_score_scaling``'s hook)."""
+def _config(model: TokenClassifier | SentenceClassifier, scaled: bool = True) -> dict:
+    """Configuration of ``model`` for the page's JavaScript. Raises unless that computes what
+    ``model`` computes: sinusoidal positions or none, padding id 0, and the 1/sqrt(d_k) scaling
+    unless ``scaled`` is False (then every attention carries ``remove_score_scaling``'s hook)."""
     encoder = model.encoder
     layer, position = encoder.layers[0], encoder.embedding.position
     if not isinstance(position, PositionalEncoding | torch.nn.Identity):
@@ -80,7 +87,7 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
         hook = getattr(each.self_attn.in_proj, "query_scaling", None)
         if isinstance(hook, ScaleQueries) == scaled:
             raise ValueError(f"layer {n}: scaled={scaled}, but its scaling hook is {hook}")
-    config = {
+    return {
         "vocab_size": encoder.embedding.token.num_embeddings,
         "d_model": layer.self_attn.d_model,
         "n_head": layer.self_attn.n_head,
@@ -95,6 +102,10 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
         "positions": isinstance(position, PositionalEncoding),
         "scaled": scaled,  # False: remove_score_scaling's softmax(q k^T)
     }
+
+
+def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
+    """Configuration and float32 parameters of ``model``, JSON-ready (see ``_config``)."""
     params = {
         name: {
             "shape": list(p.shape),
@@ -102,7 +113,15 @@ def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> di
         }
         for name, p in model.named_parameters()
     }
-    return {"task": task, "config": config, "params": params}
+    return {"task": task, "config": _config(model, scaled), "params": params}
+
+
+def float16_file(model: TokenClassifier | SentenceClassifier, task: str) -> bytes:
+    """``model`` as a safetensors file of float16 parameters (half the bytes of float32; the
+    numbers to test against are then ``float16_weights(model)``'s), its task and configuration
+    in the file's metadata."""
+    tensors = {name: p.detach().half().contiguous() for name, p in model.named_parameters()}
+    return safetensors.torch.save(tensors, {"task": task, "config": _compact(_config(model))})
 
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
@@ -224,3 +243,94 @@ def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict
         "run": run,
     }
     return _widget("learn", {"data-run": write("explorers/learn.json", _compact(data))})
+
+
+# --- real text ("Read real text": a typed review, pinyin both ways, a blank to fill) -------------
+# What the browser tests type, besides each explorer's first input: characters outside the
+# vocabulary, Latin letters and digits, and more than the model reads (cut, as in training).
+SENTIMENT_INPUTS = ["这本书写得很好，值得一读。", "齉龘靐，ok 123", "很差" * 40]
+PINYIN_INPUTS = ["我不要一样的，不好也行。", "银行abc长城𠀋", "一不" * 30]
+BLANK_INPUTS = ["we ___ the people", "the zyzzyva ___ , 1776 !", "___"]
+BLANK = re.compile(r"_+")  # the blank the reader types, as explorers/fill-blank.js reads it
+TOP = 5  # guesses shown for a blank
+
+
+def float16_weights(model: torch.nn.Module) -> torch.nn.Module:
+    """A copy of ``model`` whose parameters are rounded to float16 (kept in float32): what the
+    page downloads (``float16_file``). Buffers (the positional table) stay as they are."""
+    model = copy.deepcopy(model)
+    with torch.no_grad():
+        for p in model.parameters():
+            p.copy_(p.half())
+    return model
+
+
+def _float64(model: torch.nn.Module) -> torch.nn.Module:
+    """The float16-rounded weights in float64, as the page computes (the copy keeps ``model``)."""
+    return float16_weights(model).double().eval()
+
+
+def _text_widget(name: str, files: dict[str, str | bytes], tests: list[dict], start: str) -> str:
+    """Write the explorer's files (a model: .safetensors) and test vectors; return its HTML."""
+    suffix = {str: "json", bytes: "safetensors"}
+    attrs = {
+        f"data-{k}": write(f"explorers/{name}-{k}.{suffix[type(v)]}", v) for k, v in files.items()
+    }
+    attrs["data-tests"] = write(f"explorers/{name}-tests.json", json.dumps(tests))
+    return _widget(name, attrs | {"data-start": start})
+
+
+@torch.no_grad()
+def sentiment_explorer(model: SentenceClassifier, vocab: Vocabulary, start: str) -> str:
+    """The typed review: the model (float16 weights), its vocabulary and the package's
+    probabilities and first-position attention (L, H, T) on ``start`` and SENTIMENT_INPUTS, read
+    as the page reads a review: ``<cls>``, then its first max_len - 1 characters."""
+    exact, tests = _float64(model), []
+    for text in [start, *SENTIMENT_INPUTS]:
+        ids = [CLS, *vocab.encode(text[: model.encoder.embedding.position.max_len - 1])]
+        x = torch.tensor([ids])
+        first = attention_maps(exact.encoder, x)[:, 0, :, 0]  # (L, H, T)
+        tests.append({"text": text, "ids": ids, "p": exact(x)[0].softmax(-1).tolist(),
+                      "attention": first.tolist()})  # fmt: skip
+    files = {"model": float16_file(model, "sentiment"), "vocab": vocab.to_json()}
+    return _text_widget("sentiment", files, tests, start)
+
+
+@torch.no_grad()
+def pinyin_explorer(models: dict[str, TokenClassifier], vocab: Vocabulary, classes: list[str],
+                    start: str) -> str:  # fmt: skip
+    """Pinyin both ways: the models ("encoder" reads the whole sentence, "causal" with the causal
+    mask), their vocabulary and readings (``classes``), and each model's reading and its
+    probability at every position of the first max_len characters of ``start`` and
+    PINYIN_INPUTS."""
+    tests = []
+    for text in [start, *PINYIN_INPUTS]:
+        tests.append({"text": text})
+        for name, model in models.items():
+            ids = vocab.encode(text[: model.encoder.embedding.position.max_len])
+            mask = causal_mask(len(ids)) if name == "causal" else None
+            p, top = _float64(model)(torch.tensor([ids]), mask)[0].softmax(-1).max(-1)  # (T,)
+            tests[-1] |= {"ids": ids, name: {"top": top.tolist(), "p": p.tolist()}}
+    files = {f"model-{name}": float16_file(model, name) for name, model in models.items()}
+    files |= {"vocab": vocab.to_json(), "classes": _compact(classes)}
+    return _text_widget("pinyin", files, tests, start)
+
+
+def blank_ids(text: str, vocab: WordVocabulary) -> list[int]:
+    """The ids of a sentence with one blank (``___``): its words, and ``<mask>`` for the blank."""
+    left, right = BLANK.split(text)
+    return [*vocab.encode(words(left)), MASK, *vocab.encode(words(right))]
+
+
+@torch.no_grad()
+def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: str) -> str:
+    """Fill the blank: the model, its words, and the package's TOP guesses (ids and
+    probabilities) at the blank of ``start`` and BLANK_INPUTS."""
+    exact, tests = _float64(model), []
+    for text in [start, *BLANK_INPUTS]:
+        ids = blank_ids(text, vocab)
+        logits = exact(torch.tensor([ids]))[0, ids.index(MASK)]
+        p, top = logits.softmax(-1).topk(TOP)
+        tests.append({"text": text, "ids": ids, "top": top.tolist(), "p": p.tolist()})
+    files = {"model": float16_file(model, "fill-blank"), "words": _compact(list(vocab.words))}
+    return _text_widget("fill-blank", files, tests, start)

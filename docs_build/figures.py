@@ -26,6 +26,7 @@ import pkgutil
 import re
 import sys
 import xml.etree.ElementTree as ET
+from base64 import b64encode
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
 from pathlib import Path
@@ -220,7 +221,7 @@ def render_all() -> dict[str, dict[str, str]]:
 
 
 # The site files that the fence running now writes ({uri: text}): fences.execute collects them.
-_WRITTEN: ContextVar[dict[str, str]] = ContextVar("the site files of the fence that runs now")
+_WRITTEN: ContextVar[dict[str, str | dict]] = ContextVar("the site files the fence writes")
 
 
 @contextlib.contextmanager
@@ -233,9 +234,10 @@ def collect() -> Iterator[dict[str, str]]:
         _WRITTEN.reset(token)
 
 
-def write(uri: str, text: str) -> str:
-    """Write a site file of the fence that runs (``explorers/reverse.json``); return its URI."""
-    _WRITTEN.get()[uri] = text
+def write(uri: str, data: str | bytes) -> str:
+    """Write a site file of the fence that runs (``explorers/reverse.json``); return its URI.
+    Bytes (a model's weights) travel through the fences' JSON cache as {"base64": ...}."""
+    _WRITTEN.get()[uri] = data if isinstance(data, str) else {"base64": b64encode(data).decode()}
     return uri
 
 

@@ -19,6 +19,7 @@ with the same handlers, so each build starts from fresh state in ``on_config``.
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import functools
 import logging
@@ -115,11 +116,13 @@ class EncoderSite(BasePlugin[SiteConfig]):
                 files.append(File.generated(config, f"figures/{name}{suffix}.svg", content=svg))
         return files
 
-    def _publish(self, written: dict[str, str]) -> None:
+    def _publish(self, written: dict[str, str | dict]) -> None:
         """Site files a fence wrote (figures, explorers' weights) join the build's Files."""
-        for uri, text in written.items():
+        for uri, data in written.items():
+            if isinstance(data, dict):  # bytes (figures.write)
+                data = base64.b64decode(data["base64"])
             if self.files.get_file_from_path(uri) is None:
-                self.files.append(File.generated(self.site_config, uri, content=text))
+                self.files.append(File.generated(self.site_config, uri, content=data))
 
     def svg(self, uri: str) -> str | None:
         """The text of a site file (a figure), for FigureExtension; None if there is none."""

@@ -132,7 +132,7 @@ const dot = (a, b) => a.reduce((acc, v, i) => acc + v * b[i], 0);
  * weights, heads, concat, out}] with q, k, v, heads [head][position][d_k], scores, scaled and weights
  * [head][query][key], concat and out [position][d_model].
  */
-function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = true }) {
+function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = true }, causal) {
   const dh = d / H;
   const qkv = linear(rows, P[`${prefix}.in_proj.weight`], P[`${prefix}.in_proj.bias`], 3 * d);
   // in_proj's output holds [q | k | v]; head hd owns columns hd * dh … (hd + 1) * dh of each.
@@ -144,7 +144,10 @@ function attention(rows, P, prefix, { d_model: d, n_head: H, scaled: divide = tr
   const scores = q.map((qh, hd) => qh.map((qi) => k[hd].map((kj) => dot(qi, kj))));
   // divide false: remove_score_scaling's model (the Train page's "Why √d_k"), softmax(q k^T).
   const divisor = divide === false ? 1 : Math.sqrt(dh);
-  const scaled = scores.map((sh) => sh.map((row) => row.map((z) => z / divisor)));
+  // causal: a query reads no key to its right (encoder.causal_mask), whose weight is then 0.
+  const scaled = scores.map((sh) =>
+    sh.map((row, i) => row.map((z, j) => (causal && j > i ? -Infinity : z / divisor))),
+  );
   const weights = scaled.map((sh) => sh.map((row) => softmax(row)));
   const heads = weights.map((wh, hd) =>
     wh.map((row) => {
@@ -170,11 +173,12 @@ function feedForward(rows, P, prefix, { d_model: d, d_ff }) {
 }
 
 /**
- * The package's TokenClassifier.forward for one unpadded sequence of ids:
+ * The package's TokenClassifier.forward for one unpadded sequence of ids, with the causal mask
+ * if `causal` (a SentenceClassifier's logits are those of position 0):
  * {logits: [T][n_classes], attention: [layer][head][query][key], trace: [layer] of every
  * step of the layer's attention (see attention()), which trace.js shows}.
  */
-export function forward(model, ids) {
+export function forward(model, ids, { causal = false } = {}) {
   const { config: c, params: P } = model;
   const d = c.d_model;
   const E = P["encoder.embedding.token.weight"];
@@ -193,13 +197,13 @@ export function forward(model, ids) {
     const p = `encoder.layers.${l}`;
     const norm = (rows, n) => layerNorm(rows, P[`${p}.${n}.gamma`], P[`${p}.${n}.beta`], c.eps);
     if (c.norm_first) {
-      const [a, w, st] = attention(norm(x, "norm1"), P, `${p}.self_attn`, c);
+      const [a, w, st] = attention(norm(x, "norm1"), P, `${p}.self_attn`, c, causal);
       trace.push(st);
       x = add(x, a);
       x = add(x, feedForward(norm(x, "norm2"), P, `${p}.ff`, c));
       attentionMaps.push(w);
     } else {
-      const [a, w, st] = attention(x, P, `${p}.self_attn`, c);
+      const [a, w, st] = attention(x, P, `${p}.self_attn`, c, causal);
       trace.push(st);
       x = norm(add(x, a), "norm1");
       x = norm(add(x, feedForward(x, P, `${p}.ff`, c)), "norm2");

@@ -1,0 +1,100 @@
+// "Pinyin both ways" on Read real text: the page's two pinyin models, one reading the whole
+// sentence and one with the causal mask (each position reads only itself and what lies to its
+// left), read the typed sentence side by side; the characters where they disagree are marked.
+import { fixed, h, scroller, softmax, strings } from "./common.js";
+import { forward } from "./attention.js";
+import { UNK, argmax, encode, json, loadModel, textExplorer, tokenCells, vocabulary } from "./text.js";
+
+const TEXT = {
+  en: {
+    input: "A sentence, in Chinese",
+    loading: "Loading the two models…",
+    failed: (why) => `The models could not be loaded (${why}).`,
+    empty: "Type a sentence in Chinese characters.",
+    noHan: "No Chinese character to read: the models give the pinyin of Chinese characters.",
+    differ: (n, of) =>
+      n ? `The two models read ${n} of the ${of} characters differently (marked ≠).` : `The two models agree on all ${of} characters.`,
+    cut: (n, max) => ` They read the first ${max} of the ${n} characters, as in training.`,
+    unknown: (n) => ` ${n} character${n > 1 ? "s are" : " is"} not in the vocabulary (marked): the models read <unk> there.`,
+    unknownTitle: "not in the vocabulary: read as <unk>",
+    table: "The pinyin of each character from both models",
+    rows: ["reads both ways", "reads to the left only"],
+    probability: (p) => `probability ${p}`,
+  },
+  zh: {
+    input: "一个中文句子",
+    loading: "正在加载两个模型……",
+    failed: (why) => `模型加载失败（${why}）。`,
+    empty: "请输入一个由汉字组成的句子。",
+    noHan: "没有可读的汉字：模型只给出汉字的拼音。",
+    differ: (n, of) => (n ? `两个模型在 ${of} 个汉字中有 ${n} 个读法不同（标为 ≠）。` : `两个模型对全部 ${of} 个汉字的读法相同。`),
+    cut: (n, max) => `共 ${n} 个字符，模型只读前 ${max} 个，与训练时相同。`,
+    unknown: (n) => `有 ${n} 个字符不在词表中（已标出），模型在那里读到的是 <unk>。`,
+    unknownTitle: "不在词表中：读作 <unk>",
+    table: "两个模型给出的每个汉字的拼音",
+    rows: ["双向阅读", "只向左读"],
+    probability: (p) => `概率 ${p}`,
+  },
+};
+
+const HAN = /\p{Script=Han}/u; // pypinyin reads these; the models were trained on no other
+
+/** Each position's most probable reading and its probability. */
+function readings(logits) {
+  return logits.reduce(
+    (out, row) => {
+      const best = argmax(row);
+      out.top.push(best);
+      out.p.push(softmax(row)[best]);
+      return out;
+    },
+    { top: [], p: [] },
+  );
+}
+
+export function mount(root) {
+  const t = strings(TEXT);
+  const files = { modelEncoder: loadModel, modelCausal: loadModel, vocab: json, classes: json };
+  textExplorer(root, t, files, ({ modelEncoder, modelCausal, vocab, classes }, text) => {
+    if (!text.trim()) return { error: t.empty };
+    const chars = Array.from(text);
+    const max = modelEncoder.config.max_len;
+    const read = chars.slice(0, max);
+    const han = read.map((c) => HAN.test(c));
+    if (!han.some(Boolean)) return { error: t.noHan };
+    const ids = encode(read, (vocab.ids ??= vocabulary(vocab.chars)));
+    const encoder = readings(forward(modelEncoder, ids).logits);
+    const causal = readings(forward(modelCausal, ids, { causal: true }).logits);
+    const differ = read.map((_, i) => han[i] && encoder.top[i] !== causal.top[i]);
+    const nDiffer = differ.filter(Boolean).length;
+    const unknown = ids.filter((id) => id === UNK).length;
+    let message = t.differ(nDiffer, han.filter(Boolean).length);
+    if (chars.length > max) message += t.cut(chars.length, max);
+    if (unknown) message += t.unknown(unknown);
+    const row = (label, { top, p }) =>
+      h(
+        "tr",
+        {},
+        h("th", { scope: "row", text: label }),
+        read.map((_, i) =>
+          han[i]
+            ? h(
+                "td",
+                { class: differ[i] ? "explorer__differ" : false, title: t.probability(fixed(p[i], 2)) },
+                differ[i] ? `${classes[top[i]]} ≠` : classes[top[i]],
+              )
+            : h("td"),
+        ),
+      );
+    const table = scroller(
+      t.table,
+      h(
+        "table",
+        { class: "explorer__pinyin" },
+        h("thead", {}, h("tr", {}, h("td"), tokenCells(read, ids, t.unknownTitle))),
+        h("tbody", {}, row(t.rows[0], encoder), row(t.rows[1], causal)),
+      ),
+    );
+    return { message, nodes: [table], result: { ids, encoder, causal } };
+  });
+}

@@ -1,0 +1,93 @@
+// "Type a review" on Read real text: the page's SentenceClassifier reads the typed review as
+// the page reads one (<cls>, then its first max_len - 1 characters) and says negative or
+// positive, with its probability, and how much of each head's attention the first position,
+// whose vector the readout reads, gives each character.
+import { fixed, h, scroller, softmax, strings } from "./common.js";
+import { forward } from "./attention.js";
+import { CLS, UNK, encode, json, loadModel, textExplorer, tokenCells, vocabulary } from "./text.js";
+
+const TEXT = {
+  en: {
+    input: "A review, in Chinese",
+    loading: "Loading the model…",
+    failed: (why) => `The model could not be loaded (${why}).`,
+    empty: "Type a review (in Chinese: the model read Chinese reviews only).",
+    labels: ["negative", "positive"],
+    verdict: (label, p) => `The model reads it as ${label}: ${p} %.`,
+    cut: (n, max) => ` It reads the first ${max} of the ${n} characters, as in training.`,
+    unknown: (n) => ` ${n} character${n > 1 ? "s are" : " is"} not in its vocabulary (marked): it reads <unk> there.`,
+    unknownTitle: "not in the vocabulary: read as <unk>",
+    meter: (p) => `Probability of positive: ${p} %`,
+    layer: (l) => `What the first position (<cls>) reads in layer ${l}: each head's weight on each token`,
+    head: (i) => `head ${i}`,
+  },
+  zh: {
+    input: "一条中文评论",
+    loading: "正在加载模型……",
+    failed: (why) => `模型加载失败（${why}）。`,
+    empty: "请输入一条评论（中文：模型只读过中文评论）。",
+    labels: ["差评", "好评"],
+    verdict: (label, p) => `模型判断为${label}：${p} %。`,
+    cut: (n, max) => `共 ${n} 个字符，模型只读前 ${max} 个，与训练时相同。`,
+    unknown: (n) => `有 ${n} 个字符不在词表中（已标出），模型在那里读到的是 <unk>。`,
+    unknownTitle: "不在词表中：读作 <unk>",
+    meter: (p) => `好评的概率：${p} %`,
+    layer: (l) => `第 ${l} 层中第一个位置（<cls>）读什么：每个头在每个 token 上的权重`,
+    head: (i) => `头 ${i}`,
+  },
+};
+
+export function mount(root) {
+  const t = strings(TEXT);
+  const files = { model: loadModel, vocab: json };
+  textExplorer(root, t, files, ({ model, vocab }, text) => {
+    if (!text.trim()) return { error: t.empty };
+    const chars = Array.from(text);
+    const max = model.config.max_len - 1;
+    const read = chars.slice(0, max);
+    const ids = [CLS, ...encode(read, (vocab.ids ??= vocabulary(vocab.chars)))];
+    const result = forward(model, ids);
+    const p = softmax(result.logits[0]);
+    const label = p[1] > p[0] ? 1 : 0;
+    const unknown = ids.filter((id) => id === UNK).length;
+    let message = t.verdict(t.labels[label], fixed(100 * p[label], 1));
+    if (chars.length > max) message += t.cut(chars.length, max);
+    if (unknown) message += t.unknown(unknown);
+    const first = result.attention.map((layer) => layer.map((head) => head[0])); // [L][H][T]
+    const tokens = ["<cls>", ...read];
+    const meter = h(
+      "div",
+      { class: "explorer__meter" },
+      h(
+        "div",
+        { class: "explorer__meter-bar", role: "img", "aria-label": t.meter(fixed(100 * p[1], 1)) },
+        h("span", { style: `width: ${100 * p[1]}%` }),
+      ),
+      t.labels.map((label, k) => h("span", { text: `${label} ${fixed(100 * p[k], 1)} %` })).reverse(),
+    );
+    const tables = first.flatMap((heads, l) => [
+      h("p", { class: "explorer__layer-title", text: t.layer(l) }),
+      scroller(
+        t.layer(l),
+        h(
+          "table",
+          { class: "explorer__weights" },
+          h("thead", {}, h("tr", {}, h("td"), tokenCells(tokens, ids, t.unknownTitle))),
+          h(
+            "tbody",
+            {},
+            heads.map((weights, i) =>
+              h(
+                "tr",
+                {},
+                h("th", { scope: "row", text: t.head(i) }),
+                weights.map((w) => h("td", { style: `--weight: ${w}` }, fixed(w, 2))),
+              ),
+            ),
+          ),
+        ),
+      ),
+    ]);
+    return { message, nodes: [meter, ...tables], result: { ids, p, attention: first } };
+  });
+}

@@ -1,0 +1,144 @@
+// What the three explorers of Read real text share (sentiment.js, pinyin.js, fill-blank.js):
+// their files, fetched once the widget comes into view (a model as safetensors of float16
+// parameters, written by docs_build/explorers.py float16_file; a vocabulary), a text box
+// whose every edit runs the model again, and the ids of a typed text as encoder/text.py reads
+// it. The forward pass is attention.js's, the package's step by step, in float64.
+import { h, statusLine, uid } from "./common.js";
+
+const SITE_ROOT = new URL("../../../", import.meta.url);
+// encoder/text.py: the special tokens at ids 0 .. 3, then the vocabulary's entries.
+export const UNK = 1;
+export const CLS = 2;
+export const MASK = 3;
+const SPECIALS = 4;
+
+async function get(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${url.pathname}`);
+  return response;
+}
+
+export const json = async (url) => (await get(url)).json();
+
+/** The number an IEEE 754 half-precision bit pattern stands for. */
+function half(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24; // zero and subnormals
+  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
+}
+
+/** A model from its safetensors file, as attention.js's forward() takes one: {task, config,
+ * params: name -> Float64Array}. The file: an 8-byte little-endian header length, the JSON
+ * header (each tensor's dtype, shape and byte range; the metadata), then the bytes. */
+export async function loadModel(url) {
+  const buffer = await (await get(url)).arrayBuffer();
+  const view = new DataView(buffer);
+  const n = Number(view.getBigUint64(0, true));
+  const { __metadata__: meta, ...tensors } = JSON.parse(
+    new TextDecoder().decode(new Uint8Array(buffer, 8, n)),
+  );
+  const params = {};
+  for (const [name, { dtype, data_offsets: [begin, end] }] of Object.entries(tensors)) {
+    if (dtype !== "F16") throw new Error(`${name} is ${dtype}, not F16`);
+    const values = new Float64Array((end - begin) / 2);
+    for (let i = 0; i < values.length; i += 1) values[i] = half(view.getUint16(8 + n + begin + 2 * i, true));
+    params[name] = values;
+  }
+  return { task: meta.task, config: JSON.parse(meta.config), params };
+}
+
+/** Entry -> id of a vocabulary's entries (Vocabulary.to_json's characters, which Array.from
+ * splits by code point as Python does, or WordVocabulary's words). */
+export function vocabulary(entries) {
+  return new Map(Array.from(entries).map((entry, i) => [entry, SPECIALS + i]));
+}
+
+/** The ids of `tokens` (characters or words); an entry not in `ids` reads as <unk>. */
+export const encode = (tokens, ids) => tokens.map((token) => ids.get(token) ?? UNK);
+
+/** Index and value of the largest of `values`. */
+export function argmax(values) {
+  let best = 0;
+  for (let i = 1; i < values.length; i += 1) if (values[i] > values[best]) best = i;
+  return best;
+}
+
+/** A row of tokens, those outside the vocabulary (<unk> to the model) marked. */
+export function tokenCells(tokens, ids, unknown) {
+  return tokens.map((token, i) => {
+    const unk = ids[i] === UNK;
+    return h("th", { scope: "col", class: unk ? "explorer__unk" : false, title: unk ? unknown : false }, token);
+  });
+}
+
+/**
+ * The frame of a text explorer in `root`: a box (label t.input, first text data-start), a
+ * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
+ * `show(files, text)` gives {error} or {message, nodes, result}: the status says the error or
+ * the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
+ * what is shown (the browser tests hold them to the package's).
+ */
+export function textExplorer(root, t, files, show) {
+  const inputId = uid(`${root.dataset.explorer}-input`);
+  const statusId = uid(`${root.dataset.explorer}-status`);
+  const input = h("input", {
+    type: "text",
+    id: inputId,
+    value: root.dataset.start,
+    autocomplete: "off",
+    spellcheck: "false",
+    "aria-describedby": statusId,
+  });
+  const status = statusLine(statusId);
+  const output = h("div", { class: "explorer__output" });
+  root.replaceChildren(
+    h(
+      "div",
+      { class: "explorer__controls" },
+      h("span", { class: "explorer__field explorer__field--text" }, h("label", { for: inputId, text: t.input }), input),
+    ),
+    status,
+    output,
+  );
+
+  let loading = null;
+  const load = () => {
+    loading ??= Promise.all(
+      Object.entries(files).map(async ([key, loader]) => [key, await loader(new URL(root.dataset[key], SITE_ROOT))]),
+    ).then(Object.fromEntries);
+    loading.catch(() => (loading = null)); // a later edit tries again
+    return loading;
+  };
+  let current = null;
+  let pending = 0;
+  async function update() {
+    const ticket = (pending += 1);
+    let loaded;
+    try {
+      if (!root.dataset.ready) status.textContent = t.loading;
+      loaded = await load();
+    } catch (error) {
+      if (ticket === pending) status.textContent = t.failed(error.message || error);
+      return;
+    }
+    if (ticket !== pending) return; // a newer edit is on its way
+    root.dataset.ready = "";
+    const shown = show(loaded, input.value);
+    root.dataset.state = shown.error ? "error" : "ok";
+    status.textContent = shown.error || shown.message;
+    output.replaceChildren(...(shown.nodes || []));
+    current = shown.error ? null : shown.result;
+  }
+  input.addEventListener("input", update);
+  root.explorer = { result: () => current };
+  const seen = new IntersectionObserver((entries) => {
+    if (entries.some((e) => e.isIntersecting)) {
+      seen.disconnect();
+      update();
+    }
+  });
+  seen.observe(root);
+}
