@@ -131,9 +131,9 @@ def cells(text: str, link, figures: dict[str, bytes], lang: str) -> list:
             continue
         if RUNS.search(fence.info):
             out.append(new_code_cell(fence.code.strip("\n")))
-        else:
+        else:  # shown, not run: its lines as they are (prose() strips a block's indentation)
             lang_name = (fence.info.split() or [""])[0]
-            prose(f"{fence.mark}{lang_name}\n{fence.code}\n{fence.mark}")
+            out.append(new_markdown_cell(f"{fence.mark}{lang_name}\n{fence.code}\n{fence.mark}"))
     prose("\n".join(lines[at:]))
     return out
 

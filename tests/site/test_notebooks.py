@@ -70,10 +70,14 @@ def test_a_page_offers_its_own_notebook_or_none(site, page_path: str):
     assert notebook["cells"][0]["source"].startswith(f"# {title.rstrip('¶ ')}\n"), page_path
     code = [c["source"] for c in notebook["cells"] if c["cell_type"] == "code"][1:]
     # After the set-up cell, the page's fences in order (a Chinese page includes the English's).
-    assert code == runs(fences.expand(source.read_text(encoding="utf-8"))), page_path
+    expanded = fences.expand(source.read_text(encoding="utf-8"))
+    assert code == runs(expanded), page_path
     assert not [c for c in code if "docs_build" in c], page_path  # the site's build code
     prose = "\n".join(c["source"] for c in notebook["cells"] if c["cell_type"] == "markdown")
     assert not RESIDUE.findall(prose), page_path
+    # Code shown but not run (the package's, included) keeps its lines, indentation and all.
+    shown = [f.code for f in fences.parse(expanded) if 'exec="on"' not in f.info]
+    assert [c for c in shown if c not in prose] == [], page_path
     figures = re.findall(r"figures/[\w-]+\.svg", MARKDOWN[english])
     attached = [name for c in notebook["cells"] for name in c.get("attachments", {})]
     assert len(attached) == len(set(figures)), page_path

@@ -10,15 +10,26 @@ from __future__ import annotations
 
 import base64
 import json
+import random
 
 import numpy as np
 import pytest
+import safetensors
 import torch
 from numpy.testing import assert_allclose
 from playwright.sync_api import expect
 
 from docs_build.explorers import _vectors
-from encoder import Encoder, Task, TokenClassifier, attention_maps, sinusoidal_table, train
+from encoder import (
+    Encoder,
+    SentenceClassifier,
+    Task,
+    TokenClassifier,
+    attention_maps,
+    causal_mask,
+    sinusoidal_table,
+    train,
+)
 
 EXACT = 1e-5  # in-browser forward pass against the package, max abs difference
 LANGUAGES = {"en": "", "zh": "zh/"}
@@ -30,10 +41,11 @@ def _no_problems(problems):
     assert problems == []
 
 
-def _open(page, site, path: str, name: str):
+def _open(page, site, path: str, name: str, fetched: int = 1):
     """The explorer ``name`` of the page at ``path``, in view and drawn.
     The files it computes from (data-model-*, data-run) are fetched once it is in view, not
-    before, and then one, once (the attention explorer: one task's model, not all three)."""
+    before, and then ``fetched`` of them, each once (the attention explorer: one task's model,
+    not all three)."""
     requested: list[str] = []
     page.on("request", lambda r: requested.append(r.url))
     page.goto(site.url(path), wait_until="networkidle")
@@ -45,7 +57,8 @@ def _open(page, site, path: str, name: str):
     page.wait_for_selector(f"[data-explorer='{name}'][data-mounted] .explorer__status:not(:empty)")
     if files:
         page.wait_for_selector(f"[data-explorer='{name}'][data-ready]")
-        assert len([url for url in requested if url in files]) == 1
+        got = [url for url in requested if url in files]
+        assert len(got) == len(set(got)) == fetched, got
     return widget
 
 
@@ -121,6 +134,9 @@ EXPLORERS = {  # what -> (page, explorer)
     "trace": ("attention/", "attention"),
     "break-it": ("train/", "break-it"),
     "learn": ("train/", "learn"),
+    "sentiment": ("text/", "sentiment"),
+    "pinyin": ("text/", "pinyin"),
+    "fill-blank": ("text/", "fill-blank"),
 }
 # The (where, browser's, package's) numbers of each explorer that runs a model ("Watch it learn":
 # in its own test).
@@ -246,7 +262,7 @@ SMALLEST = """root => {
 @pytest.mark.parametrize("what", EXPLORERS)
 def test_explorers_on_a_phone(phone, site, lang, what):
     path, name = EXPLORERS[what]
-    widget = _open(phone, site, LANGUAGES[lang] + path, name)
+    widget = _open(phone, site, LANGUAGES[lang] + path, name, fetched=1 + (what == "pinyin"))
     if what == "attention":  # 16 tokens: the token table scrolls in its box; the page does not
         _enter(widget, "1 2 3 4 5 6 7 8 9 9 8 7 6 5 4 3")
         expect(widget.locator(".explorer__output tbody tr:first-child td")).to_have_count(16)
@@ -454,3 +470,147 @@ def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_languag
     head = mirror.index(max(mirror))
     words = {"en": f"layer 1, head {head}: ", "zh": f"第 1 层的头 {head}："}
     assert f"{words[lang]}{mirror[head]:.3f}" in _status(widget)
+
+
+# --- Read real text: a typed review, pinyin both ways, a blank to fill ------------------------
+def _float16_model(site, widget, attribute: str) -> torch.nn.Module:
+    """The package's model from the explorer's safetensors file, in float64 as the page computes:
+    a SentenceClassifier for the sentiment task, else a TokenClassifier (tied without a head)."""
+    path = site.dir / widget.get_attribute(attribute)
+    with safetensors.safe_open(path, "pt") as f:
+        meta, state = f.metadata(), {k: f.get_tensor(k).double() for k in f.keys()}
+    c = json.loads(meta["config"])
+    sizes = ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")
+    encoder = Encoder(*(c[k] for k in sizes))
+    if meta["task"] == "sentiment":
+        model = SentenceClassifier(encoder, c["n_classes"])
+    else:
+        tied = "head.weight" not in state
+        model = TokenClassifier(encoder, c["n_classes"], tie_weights=tied)
+        state.setdefault("head.weight", state["encoder.embedding.token.weight"])
+    model.double().load_state_dict(state)  # strict: the file holds every parameter
+    return model.eval()
+
+
+def _typed(widget, text: str) -> dict:
+    """Type ``text`` into the explorer's box; the numbers of what it then shows."""
+    _enter(widget, text)
+    return _js(widget, "result")
+
+
+def _sentiment(widget, site):
+    """The build's vectors (characters outside the vocabulary, more than the model reads), and a
+    review of random characters of the vocabulary, run here by the package on the file's weights."""
+    vectors = _fetch(widget, site, "data-tests")
+    chars = _fetch(widget, site, "data-vocab")["chars"]
+    model = _float16_model(site, widget, "data-model")
+    text = "".join(random.Random(0).choices(chars[:500], k=30))
+    ids = [2, *(4 + chars.index(c) for c in text)]  # <cls>, then the characters
+    with torch.no_grad():
+        p = model(torch.tensor([ids]))[0].softmax(-1)
+        first = attention_maps(model.encoder, torch.tensor([ids]))[:, 0, :, 0]
+    for v in [*vectors, {"text": text, "ids": ids, "p": p.tolist(), "attention": first.tolist()}]:
+        got = _typed(widget, v["text"])
+        assert got["ids"] == v["ids"], v["text"]
+        yield (v["text"], "p"), got["p"], v["p"]
+        yield (v["text"], "attention"), got["attention"], v["attention"]
+
+
+def _pinyin(widget, site):
+    vectors = _fetch(widget, site, "data-tests")
+    chars = _fetch(widget, site, "data-vocab")["chars"]
+    models = {k: _float16_model(site, widget, f"data-model-{k}") for k in ("encoder", "causal")}
+    text = "".join(random.Random(1).choices(chars[:500], k=20))
+    fresh = {"text": text, "ids": [4 + chars.index(c) for c in text]}
+    for name, model in models.items():
+        mask = causal_mask(len(text)) if name == "causal" else None
+        with torch.no_grad():
+            p, top = model(torch.tensor([fresh["ids"]]), mask)[0].softmax(-1).max(-1)
+        fresh[name] = {"top": top.tolist(), "p": p.tolist()}
+    for v in [*vectors, fresh]:
+        got = _typed(widget, v["text"])
+        assert got["ids"] == v["ids"], v["text"]
+        for name in models:
+            assert got[name]["top"] == v[name]["top"], (name, v["text"])
+            yield (v["text"], name), got[name]["p"], v[name]["p"]
+
+
+def _fill_blank(widget, site):
+    for v in _fetch(widget, site, "data-tests"):
+        got = _typed(widget, v["text"])
+        assert got["ids"] == v["ids"] and got["top"] == v["top"], v["text"]
+        yield (v["text"],), got["p"], v["p"]
+
+
+TEXT_NUMBERS = {"sentiment": _sentiment, "pinyin": _pinyin, "fill-blank": _fill_blank}
+
+
+@pytest.mark.parametrize("name", TEXT_NUMBERS)
+def test_text_explorer_equals_the_package_on_typed_text(page, site, name):
+    widget = _open(page, site, "text/", name, fetched=1 + (name == "pinyin"))
+    start = _fetch(widget, site, "data-tests")[0]["text"]
+    assert widget.locator("input[type=text]").input_value() == start  # the page's example
+    for where, got, expected in TEXT_NUMBERS[name](widget, site):
+        assert_allclose(got, expected, rtol=0, atol=EXACT, err_msg=f"{name} {where}")
+
+
+TEXT_MESSAGES = {  # explorer -> [(input, English message, Chinese message)]
+    "sentiment": [("", "Type a review", "请输入一条评论")],
+    "pinyin": [
+        ("", "Type a sentence", "请输入一个"),
+        ("ok 123!", "No Chinese character", "没有可读的汉字"),
+    ],
+    "fill-blank": [
+        ("", "Type a sentence with ___", "请输入一个英文句子"),
+        ("no blank here", "Mark the missing word with ___", "请用 ___"),
+        ("a ___ b ___", "2 blanks", "有 2 个空白"),
+        (
+            "word " * 40 + "___",
+            "41 words and marks: the model reads at most 32",
+            "共 41 个词和符号",
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+@pytest.mark.parametrize("name", TEXT_MESSAGES)
+def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang, name):
+    """Bad input: a message, no output left over, and it recovers. What is shown: the numbers of
+    the page's example as the package computes them, characters outside the vocabulary marked,
+    and (pinyin) every character where the two models disagree."""
+    widget = _open(page, site, LANGUAGES[lang] + "text/", name, fetched=1 + (name == "pinyin"))
+    vectors = _fetch(widget, site, "data-tests")
+    for text, *messages in TEXT_MESSAGES[name]:
+        _enter(widget, text, "error", messages[lang == "zh"])
+        assert widget.locator(".explorer__output > *").count() == 0
+    start = vectors[0]
+    _enter(widget, start["text"])
+    status = _status(widget)
+    if name == "sentiment":
+        label = {"en": ("negative", "positive"), "zh": ("差评", "好评")}[lang][start["p"][1] > 0.5]
+        assert f"{label}: {100 * max(start['p']):.1f} %" in status.replace("：", ": ")
+        assert widget.locator(".explorer__weights").count() == len(start["attention"])
+    if name == "pinyin":
+        classes = _fetch(widget, site, "data-classes")
+        han = [0x4E00 <= ord(c) <= 0x9FFF for c in start["text"]]
+        both = zip(start["encoder"]["top"], start["causal"]["top"], strict=True)
+        differ = [i for i, (a, b) in enumerate(both) if a != b and han[i]]
+        assert widget.locator("td.explorer__differ").count() == 2 * len(differ)
+        cells = widget.locator("tbody tr").first.locator("td")
+        shown = [cells.nth(i).inner_text().split()[0] for i in range(len(han)) if han[i]]
+        assert shown == [classes[k] for k, h in zip(start["encoder"]["top"], han, strict=True) if h]
+        assert str(len(differ)) in status
+    if name == "fill-blank":
+        words = _fetch(widget, site, "data-words")
+        rows = widget.locator(".explorer__guesses li").all_inner_texts()
+        assert [r.split()[0] for r in rows] == [words[k - 4] for k in start["top"]]
+        assert rows[0].endswith(f"{100 * start['p'][0]:.1f} %")
+    # A character (a word) outside the vocabulary is marked, and the status says so.
+    outside = {"sentiment": "齉好", "pinyin": "齉不好", "fill-blank": "the zyzzyva ___ ."}[name]
+    _enter(widget, outside)
+    if name == "fill-blank":
+        assert "“zyzzyva”" in _status(widget)
+    else:
+        assert set(widget.locator("th.explorer__unk").all_inner_texts()) == {"齉"}
+        assert ("not in" if lang == "en" else "不在词表中") in _status(widget)
