@@ -150,13 +150,15 @@ def test_api_shape_sections_keep_their_lines(pages):
 
 
 LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhref)="([^"?#]+)')
+# The files a page's explorers fetch (its test vectors are the browser tests' alone).
+EXPORT = re.compile(r"explorers/[\w-]+(?<!-tests)\.(?:json|safetensors)")
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
 def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site, lang):
     """A concept page's HTML and the stylesheets and scripts it links, gzipped: not its images,
     the search index (fetched on search) nor the explorers' files (fetched in view: the browser
-    tests check it), which are at most 2 MB in all."""
+    tests check it), which are at most 2 MB in all on a page."""
     weights = {}
     for page in site.concepts:
         html = site.html(lang + page)
@@ -164,8 +166,11 @@ def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site
         compressed = [gzip.compress(html.encode())] + [gzip.compress(f.read_bytes()) for f in files]
         weights[page] = sum(map(len, compressed))
     assert max(weights.values()) <= 250_000, weights
-    exports = sum(f.stat().st_size for f in (site.dir / "explorers").glob("*"))
-    assert 0 < exports <= 2_000_000, exports
+    exports = {}  # the model and data files that each page's explorers fetch
+    for page in site.english:
+        files = set(EXPORT.findall(site.html(lang + page)))
+        exports[page] = sum((site.dir / f).stat().st_size for f in files)
+    assert 0 < max(exports.values()) <= 2_000_000, exports
 
 
 def test_properdocs_builds_the_same_pages_with_the_same_text(site, pages, tmp_path):
