@@ -1,33 +1,29 @@
 // "Fill the blank" on Read real text: the page's masked-word model reads the typed sentence,
 // cut into words as encoder/corpora.py's words() cuts the addresses, with <mask> where the
 // reader wrote ___, and gives its best guesses for the blank with their probabilities.
-import { fixed, h, softmax, strings } from "./common.js";
+import { fixed, h, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { MASK, UNK, argmax, encode, json, loadModel, textExplorer, vocabulary } from "./text.js";
+import { MASK, UNK, argmax, encode, json, loadModel, said, textExplorer, vocabulary } from "./text.js";
 
 const TEXT = {
   en: {
     input: "A sentence in English, ___ for the blank",
-    loading: "Loading the model…",
-    failed: (why) => `The model could not be loaded (${why}).`,
     empty: "Type a sentence with ___ where a word is missing.",
     noBlank: "Mark the missing word with ___ (underscores).",
     blanks: (n) => `${n} blanks: the model fills one at a time; keep one ___.`,
     tooLong: (n, max) => `${n} words and marks: the model reads at most ${max}.`,
     guesses: (n) => `The model's ${n} best guesses for the blank:`,
-    unknown: (list) => ` Not in its vocabulary, read as <unk>: ${list}.`,
+    unknownWords: (list) => ` Not in its vocabulary, read as <unk>: ${list}.`,
     list: "Best guesses for the blank",
   },
   zh: {
     input: "一个英文句子，用 ___ 表示空白",
-    loading: "正在加载模型……",
-    failed: (why) => `模型加载失败（${why}）。`,
     empty: "请输入一个英文句子，在缺词处写 ___。",
     noBlank: "请用 ___（下划线）标出缺少的词。",
     blanks: (n) => `有 ${n} 个空白：模型一次只填一个，请只保留一个 ___。`,
     tooLong: (n, max) => `共 ${n} 个词和符号：模型最多读 ${max} 个。`,
     guesses: (n) => `模型对空白处的前 ${n} 个猜测：`,
-    unknown: (list) => `不在词表中、读作 <unk> 的词：${list}。`,
+    unknownWords: (list) => `不在词表中、读作 <unk> 的词：${list}。`,
     list: "对空白处的最佳猜测",
   },
 };
@@ -39,7 +35,7 @@ const WORD = /[a-z]+(?:'[a-z]+)?|[0-9]+|[^\sa-z0-9]/gu;
 const words = (text) => text.toLowerCase().match(WORD) ?? [];
 
 export function mount(root) {
-  const t = strings(TEXT);
+  const t = said(TEXT);
   textExplorer(root, t, { model: loadModel, words: json }, ({ model, words: entries }, text) => {
     if (!text.trim()) return { error: t.empty };
     const parts = text.split(/_+/);
@@ -59,7 +55,7 @@ export function mount(root) {
     }
     const unknown = [...left, ...right].filter((_, i) => ids[i < left.length ? i : i + 1] === UNK);
     let message = t.guesses(TOP);
-    if (unknown.length) message += t.unknown(unknown.map((w) => `“${w}”`).join(", "));
+    if (unknown.length) message += t.unknownWords(unknown.map((w) => `“${w}”`).join(", "));
     const word = (id) => (id < 4 ? ["<pad>", "<unk>", "<cls>", "<mask>"][id] : entries[id - 4]);
     const list = h(
       "ol",

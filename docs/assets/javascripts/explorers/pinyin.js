@@ -1,36 +1,26 @@
 // "Pinyin both ways" on Read real text: the page's two pinyin models, one reading the whole
 // sentence and one with the causal mask (each position reads only itself and what lies to its
 // left), read the typed sentence side by side; the characters where they disagree are marked.
-import { fixed, h, scroller, softmax, strings } from "./common.js";
+import { fixed, h, scroller, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { UNK, argmax, encode, json, loadModel, textExplorer, tokenCells, vocabulary } from "./text.js";
+import { UNK, argmax, encode, json, loadModel, said, textExplorer, tokenCells, vocabulary } from "./text.js";
 
 const TEXT = {
   en: {
     input: "A sentence, in Chinese",
-    loading: "Loading the two models…",
-    failed: (why) => `The models could not be loaded (${why}).`,
     empty: "Type a sentence in Chinese characters.",
     noHan: "No Chinese character to read: the models give the pinyin of Chinese characters.",
     differ: (n, of) =>
       n ? `The two models read ${n} of the ${of} characters differently (marked ≠).` : `The two models agree on all ${of} characters.`,
-    cut: (n, max) => ` They read the first ${max} of the ${n} characters, as in training.`,
-    unknown: (n) => ` ${n} character${n > 1 ? "s are" : " is"} not in the vocabulary (marked): the models read <unk> there.`,
-    unknownTitle: "not in the vocabulary: read as <unk>",
     table: "The pinyin of each character from both models",
     rows: ["reads both ways", "reads to the left only"],
     probability: (p) => `probability ${p}`,
   },
   zh: {
     input: "一个中文句子",
-    loading: "正在加载两个模型……",
-    failed: (why) => `模型加载失败（${why}）。`,
     empty: "请输入一个由汉字组成的句子。",
     noHan: "没有可读的汉字：模型只给出汉字的拼音。",
     differ: (n, of) => (n ? `两个模型在 ${of} 个汉字中有 ${n} 个读法不同（标为 ≠）。` : `两个模型对全部 ${of} 个汉字的读法相同。`),
-    cut: (n, max) => `共 ${n} 个字符，模型只读前 ${max} 个，与训练时相同。`,
-    unknown: (n) => `有 ${n} 个字符不在词表中（已标出），模型在那里读到的是 <unk>。`,
-    unknownTitle: "不在词表中：读作 <unk>",
     table: "两个模型给出的每个汉字的拼音",
     rows: ["双向阅读", "只向左读"],
     probability: (p) => `概率 ${p}`,
@@ -53,7 +43,7 @@ function readings(logits) {
 }
 
 export function mount(root) {
-  const t = strings(TEXT);
+  const t = said(TEXT);
   const files = { modelEncoder: loadModel, modelCausal: loadModel, vocab: json, classes: json };
   textExplorer(root, t, files, ({ modelEncoder, modelCausal, vocab, classes }, text) => {
     if (!text.trim()) return { error: t.empty };

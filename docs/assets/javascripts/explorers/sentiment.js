@@ -2,35 +2,25 @@
 // the page reads one (<cls>, then its first max_len - 1 characters) and says negative or
 // positive, with its probability, and how much of each head's attention the first position,
 // whose vector the readout reads, gives each character.
-import { fixed, h, scroller, softmax, strings } from "./common.js";
+import { fixed, h, scroller, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { CLS, UNK, encode, json, loadModel, textExplorer, tokenCells, vocabulary } from "./text.js";
+import { CLS, UNK, encode, json, loadModel, said, textExplorer, tokenCells, vocabulary } from "./text.js";
 
 const TEXT = {
   en: {
     input: "A review, in Chinese",
-    loading: "Loading the model…",
-    failed: (why) => `The model could not be loaded (${why}).`,
     empty: "Type a review (in Chinese: the model read Chinese reviews only).",
     labels: ["negative", "positive"],
     verdict: (label, p) => `The model reads it as ${label}: ${p} %.`,
-    cut: (n, max) => ` It reads the first ${max} of the ${n} characters, as in training.`,
-    unknown: (n) => ` ${n} character${n > 1 ? "s are" : " is"} not in its vocabulary (marked): it reads <unk> there.`,
-    unknownTitle: "not in the vocabulary: read as <unk>",
     meter: (p) => `Probability of positive: ${p} %`,
     layer: (l) => `What the first position (<cls>) reads in layer ${l}: each head's weight on each token`,
     head: (i) => `head ${i}`,
   },
   zh: {
     input: "一条中文评论",
-    loading: "正在加载模型……",
-    failed: (why) => `模型加载失败（${why}）。`,
     empty: "请输入一条评论（中文：模型只读过中文评论）。",
     labels: ["差评", "好评"],
     verdict: (label, p) => `模型判断为${label}：${p} %。`,
-    cut: (n, max) => `共 ${n} 个字符，模型只读前 ${max} 个，与训练时相同。`,
-    unknown: (n) => `有 ${n} 个字符不在词表中（已标出），模型在那里读到的是 <unk>。`,
-    unknownTitle: "不在词表中：读作 <unk>",
     meter: (p) => `好评的概率：${p} %`,
     layer: (l) => `第 ${l} 层中第一个位置（<cls>）读什么：每个头在每个 token 上的权重`,
     head: (i) => `头 ${i}`,
@@ -38,7 +28,7 @@ const TEXT = {
 };
 
 export function mount(root) {
-  const t = strings(TEXT);
+  const t = said(TEXT);
   const files = { model: loadModel, vocab: json };
   textExplorer(root, t, files, ({ model, vocab }, text) => {
     if (!text.trim()) return { error: t.empty };

@@ -3,7 +3,7 @@
 // parameters, written by docs_build/explorers.py float16_file; a vocabulary), a text box
 // whose every edit runs the model again, and the ids of a typed text as encoder/text.py reads
 // it. The forward pass is attention.js's, the package's step by step, in float64.
-import { h, statusLine, uid } from "./common.js";
+import { h, language, statusLine, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 // encoder/text.py: the special tokens at ids 0 .. 3, then the vocabulary's entries.
@@ -19,6 +19,27 @@ async function get(url) {
 }
 
 export const json = async (url) => (await get(url)).json();
+
+// What every text explorer says: loading, a failed load, and the characters it reads.
+const SAID = {
+  en: {
+    loading: "Loading…",
+    failed: (why) => `The model could not be loaded (${why}).`,
+    cut: (n, max) => ` Only the first ${max} of the ${n} characters are read, as in training.`,
+    unknown: (n) => ` ${n} character${n > 1 ? "s" : ""} not in the vocabulary (marked), read as <unk>.`,
+    unknownTitle: "not in the vocabulary: read as <unk>",
+  },
+  zh: {
+    loading: "正在加载……",
+    failed: (why) => `模型加载失败（${why}）。`,
+    cut: (n, max) => `共 ${n} 个字符，只读前 ${max} 个，与训练时相同。`,
+    unknown: (n) => `有 ${n} 个字符不在词表中（已标出），读作 <unk>。`,
+    unknownTitle: "不在词表中：读作 <unk>",
+  },
+};
+
+/** The strings of an explorer in the page's language, after those every text explorer says. */
+export const said = (table) => ({ ...SAID[language()], ...table[language()] });
 
 /** The number an IEEE 754 half-precision bit pattern stands for. */
 function half(bits) {
