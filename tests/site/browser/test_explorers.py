@@ -598,8 +598,10 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         differ = [i for i, (a, b) in enumerate(both) if a != b and han[i]]
         assert widget.locator("td.explorer__differ").count() == 2 * len(differ)
         cells = widget.locator("tbody tr").first.locator("td")
-        shown = [cells.nth(i).inner_text().split()[0] for i in range(len(han)) if han[i]]
-        assert shown == [classes[k] for k, h in zip(start["encoder"]["top"], han, strict=True) if h]
+        shown = [cells.nth(i).inner_text().split() for i in range(len(han)) if han[i]]
+        both_ways = zip(start["encoder"]["top"], start["encoder"]["p"], han, strict=True)
+        expected = [(classes[k], f"{100 * q:.0f}") for k, q, h in both_ways if h]
+        assert [(cell[0], cell[-1]) for cell in shown] == expected  # reading, probability
         assert str(len(differ)) in status
     if name == "fill-blank":
         words = _fetch(widget, site, "data-words")

@@ -12,18 +12,18 @@ const TEXT = {
     noHan: "No Chinese character to read: the models give the pinyin of Chinese characters.",
     differ: (n, of) =>
       n ? `The two models read ${n} of the ${of} characters differently (marked ≠).` : `The two models agree on all ${of} characters.`,
-    table: "The pinyin of each character from both models",
-    rows: ["reads both ways", "reads to the left only"],
-    probability: (p) => `probability ${p}`,
+    table: "The pinyin of each character from both models, and its probability in percent",
+    rows: ["both ways", "left only"],
+    probability: (p) => `probability ${p} %`,
   },
   zh: {
     input: "一个中文句子",
     empty: "请输入一个由汉字组成的句子。",
     noHan: "没有可读的汉字：模型只给出汉字的拼音。",
     differ: (n, of) => (n ? `两个模型在 ${of} 个汉字中有 ${n} 个读法不同（标为 ≠）。` : `两个模型对全部 ${of} 个汉字的读法相同。`),
-    table: "两个模型给出的每个汉字的拼音",
-    rows: ["双向阅读", "只向左读"],
-    probability: (p) => `概率 ${p}`,
+    table: "两个模型给出的每个汉字的拼音及其概率（百分比）",
+    rows: ["双向", "只向左"],
+    probability: (p) => `概率 ${p} %`,
   },
 };
 
@@ -70,8 +70,9 @@ export function mount(root) {
           han[i]
             ? h(
                 "td",
-                { class: differ[i] ? "explorer__differ" : false, title: t.probability(fixed(p[i], 2)) },
+                { class: differ[i] ? "explorer__differ" : false },
                 differ[i] ? `${classes[top[i]]} ≠` : classes[top[i]],
+                h("small", { "aria-label": t.probability(fixed(100 * p[i], 0)) }, fixed(100 * p[i], 0)),
               )
             : h("td"),
         ),

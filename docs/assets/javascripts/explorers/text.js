@@ -115,6 +115,9 @@ export function textExplorer(root, t, files, show) {
   });
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
+  // Keep the placeholder's height (extra.css) until the first drawing, so the page does not
+  // jump while the files load.
+  root.style.minHeight = `${root.getBoundingClientRect().height}px`;
   root.replaceChildren(
     h(
       "div",
@@ -147,6 +150,7 @@ export function textExplorer(root, t, files, show) {
     }
     if (ticket !== pending) return; // a newer edit is on its way
     root.dataset.ready = "";
+    root.style.minHeight = "";
     const shown = show(loaded, input.value);
     root.dataset.state = shown.error ? "error" : "ok";
     status.textContent = shown.error || shown.message;
