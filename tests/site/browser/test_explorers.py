@@ -17,6 +17,7 @@ import pytest
 import safetensors
 import torch
 from numpy.testing import assert_allclose
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from docs_build.explorers import _vectors
@@ -53,8 +54,15 @@ def _open(page, site, path: str, name: str, fetched: int = 1):
     names = widget.evaluate("e => e.getAttributeNames().filter((a) => /^data-(model|run)/.test(a))")
     files = {site.url(widget.get_attribute(a)) for a in names}
     assert files.isdisjoint(requested), "fetched before the explorer was in view"
-    widget.scroll_into_view_if_needed()
-    page.wait_for_selector(f"[data-explorer='{name}'][data-mounted] .explorer__status:not(:empty)")
+    drawn = f"[data-explorer='{name}'][data-mounted] .explorer__status:not(:empty)"
+    for attempt in range(3):  # the blocks above it are drawn as the page scrolls
+        widget.scroll_into_view_if_needed()  # (content-visibility) and may push it out of view
+        try:
+            page.wait_for_selector(drawn, timeout=5_000)
+            break
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
     if files:
         page.wait_for_selector(f"[data-explorer='{name}'][data-ready]")
         got = [url for url in requested if url in files]
