@@ -32,7 +32,7 @@ def pytest_markdown_docs_markdown_it():
 def python_fences(path: Path) -> list[fences.Fence]:
     """The python fences of the page at ``path``, in order."""
     found = fences.parse(path.read_text(encoding="utf-8"))
-    return [f for f in found if f.info.split()[:1] in (["python"], ["py"])]
+    return [f for f in found if f.info.split()[:1] in (["python"], ["py"], ["python3"])]
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
@@ -42,9 +42,9 @@ def pytest_collection_modifyitems(items) -> None:
     on every core; the rest of a file together, as ``--dist loadfile`` would."""
     for item in items:
         group = item.nodeid.split("::")[0]  # the file
-        if hasattr(item, "test_definition"):  # a fence of a page
-            fence = next(f for f in python_fences(item.path) if f.start == item.start_line)
-            group += "::" + fence.options.get("session", "")
+        if item.path.suffix == ".md" and hasattr(item, "test_definition"):  # a page's fence
+            at = [f for f in python_fences(item.path) if f.start == item.start_line]
+            group += "::" + (at[0].options.get("session", "") if at else "")
         item.add_marker(pytest.mark.xdist_group(group))
 
 

@@ -120,6 +120,9 @@ def float16_file(model: TokenClassifier | SentenceClassifier, task: str) -> byte
     """``model`` as a safetensors file of float16 parameters (half the bytes of float32; the
     numbers to test against are then ``float16_weights(model)``'s), its task and configuration
     in the file's metadata."""
+    for name, p in model.named_parameters():  # beyond 65504, float16 is inf: the page, NaN
+        if (big := p.detach().abs().max().item()) > torch.finfo(torch.float16).max:
+            raise ValueError(f"{name} holds |values| up to {big:g}, which float16 cannot hold")
     tensors = {name: p.detach().half().contiguous() for name, p in model.named_parameters()}
     return safetensors.torch.save(tensors, {"task": task, "config": _compact(_config(model))})
 
@@ -250,7 +253,8 @@ def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict
 # vocabulary, Latin letters and digits, and more than the model reads (cut, as in training).
 SENTIMENT_INPUTS = ["这本书写得很好，值得一读。", "齉龘靐，ok 123", "很差" * 40]
 PINYIN_INPUTS = ["我不要一样的，不好也行。", "银行abc长城𠀋", "一不" * 30]
-BLANK_INPUTS = ["we ___ the people", "the zyzzyva ___ , 1776 !", "___"]
+BLANK_INPUTS = ["we ___ the people", "the zyzzyva ___ , 1776 !", "___",
+                "Don't STOP, naïve café U.S.A. 3.14 ___ !"]  # fmt: skip
 BLANK = re.compile(r"_+")  # the blank the reader types, as explorers/fill-blank.js reads it
 TOP = 5  # guesses shown for a blank
 

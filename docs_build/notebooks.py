@@ -81,7 +81,8 @@ if not folder.is_dir():
         files = [member for member in tar if member.name.startswith("package/")]
         for member in files:  # npm's tarballs hold the package in package/
             member.name = member.name.removeprefix("package/")
-        tar.extractall(folder, files, filter="data")
+        safe = {"filter": "data"} if hasattr(tarfile, "data_filter") else {}  # Python >= 3.10.12
+        tar.extractall(folder, files, **safe)
 """
 INTRO = {
     "en": "The code of [{title}]({url}), in the order of the page, as the site ran it to build the "

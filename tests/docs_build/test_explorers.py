@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from docs_build.explorers import export_weights
+from docs_build.explorers import export_weights, float16_file
 from encoder import Encoder, LearnedPositionalEncoding, TokenClassifier, remove_score_scaling
 
 
@@ -32,3 +32,12 @@ def test_a_model_the_page_would_compute_otherwise_is_refused():
         export_weights(hooked, "reverse")
     with pytest.raises(ValueError, match="layer 0: scaled=False"):
         export_weights(model(), "reverse", scaled=False)
+
+
+def test_a_weight_that_float16_cannot_hold_is_refused():
+    big = model()
+    with torch.no_grad():
+        big.head.weight[0, 0] = 70_000.0  # float16's largest is 65504
+    with pytest.raises(ValueError, match=r"head.weight holds \|values\| up to 70000"):
+        float16_file(big, "pinyin")
+    assert float16_file(model(), "pinyin")  # a model that fits is written

@@ -489,7 +489,7 @@ def _float16_model(site, widget, attribute: str) -> torch.nn.Module:
         meta, state = f.metadata(), {k: f.get_tensor(k).double() for k in f.keys()}
     c = json.loads(meta["config"])
     sizes = ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")
-    encoder = Encoder(*(c[k] for k in sizes))
+    encoder = Encoder(*(c[k] for k in sizes), norm_first=c["norm_first"])
     if meta["task"] == "sentiment":
         model = SentenceClassifier(encoder, c["n_classes"])
     else:
@@ -610,7 +610,9 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         both_ways = zip(start["encoder"]["top"], start["encoder"]["p"], han, strict=True)
         expected = [(classes[k], f"{100 * q:.0f}") for k, q, h in both_ways if h]
         assert [(cell[0], cell[-1]) for cell in shown] == expected  # reading, probability
-        assert str(len(differ)) in status
+        n, of = len(differ), sum(han)
+        said = {"en": f"read {n} of the {of} characters", "zh": f"在 {of} 个汉字中有 {n} 个"}
+        assert said[lang] in status
     if name == "fill-blank":
         words = _fetch(widget, site, "data-words")
         rows = widget.locator(".explorer__guesses li").all_inner_texts()
@@ -624,3 +626,18 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
     else:
         assert set(widget.locator("th.explorer__unk").all_inner_texts()) == {"齉"}
         assert ("not in" if lang == "en" else "不在词表中") in _status(widget)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_text_explorer_says_when_its_model_cannot_be_loaded(page, site, problems, lang):
+    page.route("**/*.safetensors", lambda route: route.fulfill(status=404))
+    widget = page.locator("[data-explorer='sentiment']")
+    page.goto(site.url(LANGUAGES[lang] + "text/"))
+    widget.scroll_into_view_if_needed()
+    expect(widget).to_have_attribute("data-state", "error")
+    said = {"en": "The model could not be loaded (HTTP 404", "zh": "模型加载失败（HTTP 404"}
+    assert said[lang] in _status(widget)
+    assert widget.evaluate("e => e.style.minHeight") == ""  # no placeholder left
+    refused = ("HTTP 404: " + site.url("explorers/sentiment-model.safetensors"), "404")
+    assert problems and all(p.startswith(refused) or refused[1] in p for p in problems), problems
+    problems.clear()  # the 404 was the point

@@ -36,7 +36,7 @@ const words = (text) => text.toLowerCase().match(WORD) ?? [];
 
 export function mount(root) {
   const t = said(TEXT);
-  textExplorer(root, t, { model: loadModel, words: json }, ({ model, words: entries }, text) => {
+  textExplorer(root, t, "en", { model: loadModel, words: json }, ({ model, words: entries }, text) => {
     if (!text.trim()) return { error: t.empty };
     const parts = text.split(/_+/);
     if (parts.length === 1) return { error: t.noBlank };
@@ -59,7 +59,7 @@ export function mount(root) {
     const word = (id) => (id < 4 ? ["<pad>", "<unk>", "<cls>", "<mask>"][id] : entries[id - 4]);
     const list = h(
       "ol",
-      { class: "explorer__guesses", "aria-label": t.list },
+      { class: "explorer__guesses", "aria-label": t.list, lang: "en" },
       top.map((id) =>
         h(
           "li",

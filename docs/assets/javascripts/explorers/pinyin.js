@@ -14,7 +14,6 @@ const TEXT = {
       n ? `The two models read ${n} of the ${of} characters differently (marked ≠).` : `The two models agree on all ${of} characters.`,
     table: "The pinyin of each character from both models, and its probability in percent",
     rows: ["both ways", "left only"],
-    probability: (p) => `probability ${p} %`,
   },
   zh: {
     input: "一个中文句子",
@@ -23,7 +22,6 @@ const TEXT = {
     differ: (n, of) => (n ? `两个模型在 ${of} 个汉字中有 ${n} 个读法不同（标为 ≠）。` : `两个模型对全部 ${of} 个汉字的读法相同。`),
     table: "两个模型给出的每个汉字的拼音及其概率（百分比）",
     rows: ["双向", "只向左"],
-    probability: (p) => `概率 ${p} %`,
   },
 };
 
@@ -45,7 +43,7 @@ function readings(logits) {
 export function mount(root) {
   const t = said(TEXT);
   const files = { modelEncoder: loadModel, modelCausal: loadModel, vocab: json, classes: json };
-  textExplorer(root, t, files, ({ modelEncoder, modelCausal, vocab, classes }, text) => {
+  textExplorer(root, t, "zh", files, ({ modelEncoder, modelCausal, vocab, classes }, text) => {
     if (!text.trim()) return { error: t.empty };
     const chars = Array.from(text);
     const max = modelEncoder.config.max_len;
@@ -72,7 +70,7 @@ export function mount(root) {
                 "td",
                 { class: differ[i] ? "explorer__differ" : false },
                 differ[i] ? `${classes[top[i]]} ≠` : classes[top[i]],
-                h("small", { "aria-label": t.probability(fixed(100 * p[i], 0)) }, fixed(100 * p[i], 0)),
+                h("small", {}, fixed(100 * p[i], 0)), // in percent: the table's label says so
               )
             : h("td"),
         ),

@@ -30,7 +30,7 @@ const TEXT = {
 export function mount(root) {
   const t = said(TEXT);
   const files = { model: loadModel, vocab: json };
-  textExplorer(root, t, files, ({ model, vocab }, text) => {
+  textExplorer(root, t, "zh", files, ({ model, vocab }, text) => {
     if (!text.trim()) return { error: t.empty };
     const chars = Array.from(text);
     const max = model.config.max_len - 1;

@@ -91,23 +91,26 @@ export function argmax(values) {
 export function tokenCells(tokens, ids, unknown) {
   return tokens.map((token, i) => {
     const unk = ids[i] === UNK;
-    return h("th", { scope: "col", class: unk ? "explorer__unk" : false, title: unk ? unknown : false }, token);
+    const attrs = { scope: "col", lang: "zh", class: unk ? "explorer__unk" : false, title: unk ? unknown : false };
+    return h("th", attrs, token);
   });
 }
 
 /**
- * The frame of a text explorer in `root`: a box (label t.input, first text data-start), a
+ * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
+ * language `reads`: "zh" or "en"), a
  * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
  * `show(files, text)` gives {error} or {message, nodes, result}: the status says the error or
  * the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
  * what is shown (the browser tests hold them to the package's).
  */
-export function textExplorer(root, t, files, show) {
+export function textExplorer(root, t, reads, files, show) {
   const inputId = uid(`${root.dataset.explorer}-input`);
   const statusId = uid(`${root.dataset.explorer}-status`);
   const input = h("input", {
     type: "text",
     id: inputId,
+    lang: reads, // the language the model reads, whichever the page's
     value: root.dataset.start,
     autocomplete: "off",
     spellcheck: "false",
@@ -138,26 +141,39 @@ export function textExplorer(root, t, files, show) {
   };
   let current = null;
   let pending = 0;
+  function say(state, message, nodes = []) {
+    root.dataset.state = state;
+    root.style.minHeight = "";
+    status.textContent = message;
+    output.replaceChildren(...nodes);
+  }
   async function update() {
     const ticket = (pending += 1);
     let loaded;
     try {
-      if (!root.dataset.ready) status.textContent = t.loading;
+      if (!("ready" in root.dataset)) status.textContent = t.loading;
       loaded = await load();
     } catch (error) {
-      if (ticket === pending) status.textContent = t.failed(error.message || error);
+      if (ticket === pending) say("error", t.failed(error.message || error));
       return;
     }
     if (ticket !== pending) return; // a newer edit is on its way
     root.dataset.ready = "";
-    root.style.minHeight = "";
-    const shown = show(loaded, input.value);
-    root.dataset.state = shown.error ? "error" : "ok";
-    status.textContent = shown.error || shown.message;
-    output.replaceChildren(...(shown.nodes || []));
+    current = null;
+    let shown;
+    try {
+      shown = show(loaded, input.value);
+    } catch (error) {
+      say("error", t.failed(error.message || error));
+      throw error; // and to the console, where the browser tests see it
+    }
+    say(shown.error ? "error" : "ok", shown.error || shown.message, shown.nodes);
     current = shown.error ? null : shown.result;
   }
-  input.addEventListener("input", update);
+  // A Chinese input method fires "input" for each letter of the pinyin it is composing: run the
+  // model on the characters it commits, not on the letters in between.
+  input.addEventListener("input", (event) => event.isComposing || update());
+  input.addEventListener("compositionend", update);
   root.explorer = { result: () => current };
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
