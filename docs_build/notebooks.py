@@ -81,7 +81,7 @@ if not folder.is_dir():
         files = [member for member in tar if member.name.startswith("package/")]
         for member in files:  # npm's tarballs hold the package in package/
             member.name = member.name.removeprefix("package/")
-        safe = {{"filter": "data"}} if hasattr(tarfile, "data_filter") else {{}}  # Python >= 3.10.12
+        safe = {{"filter": "data"}} if hasattr(tarfile, "data_filter") else {{}}  # 3.10.12+
         tar.extractall(folder, files, **safe)
 """
 INTRO = {

@@ -42,6 +42,19 @@ def _no_problems(problems):
     assert problems == []
 
 
+def _scroll_to(page, widget, drawn: str) -> None:
+    """Scroll ``widget`` into view until ``drawn`` (a selector) shows it drawn: the blocks above
+    it are drawn as the page scrolls (content-visibility) and may push it out of view again."""
+    for attempt in range(3):
+        widget.scroll_into_view_if_needed()
+        try:
+            page.wait_for_selector(drawn, timeout=5_000)
+            return
+        except PlaywrightTimeoutError:
+            if attempt == 2:
+                raise
+
+
 def _open(page, site, path: str, name: str, fetched: int = 1):
     """The explorer ``name`` of the page at ``path``, in view and drawn.
     The files it computes from (data-model-*, data-run) are fetched once it is in view, not
@@ -55,14 +68,7 @@ def _open(page, site, path: str, name: str, fetched: int = 1):
     files = {site.url(widget.get_attribute(a)) for a in names}
     assert files.isdisjoint(requested), "fetched before the explorer was in view"
     drawn = f"[data-explorer='{name}'][data-mounted] .explorer__status:not(:empty)"
-    for attempt in range(3):  # the blocks above it are drawn as the page scrolls
-        widget.scroll_into_view_if_needed()  # (content-visibility) and may push it out of view
-        try:
-            page.wait_for_selector(drawn, timeout=5_000)
-            break
-        except PlaywrightTimeoutError:
-            if attempt == 2:
-                raise
+    _scroll_to(page, widget, drawn)
     if files:
         page.wait_for_selector(f"[data-explorer='{name}'][data-ready]")
         got = [url for url in requested if url in files]
@@ -633,8 +639,7 @@ def test_text_explorer_says_when_its_model_cannot_be_loaded(page, site, problems
     page.route("**/*.safetensors", lambda route: route.fulfill(status=404))
     widget = page.locator("[data-explorer='sentiment']")
     page.goto(site.url(LANGUAGES[lang] + "text/"))
-    widget.scroll_into_view_if_needed()
-    expect(widget).to_have_attribute("data-state", "error")
+    _scroll_to(page, widget, "[data-explorer='sentiment'][data-state='error']")
     said = {"en": "The model could not be loaded (HTTP 404", "zh": "模型加载失败（HTTP 404"}
     assert said[lang] in _status(widget)
     assert widget.evaluate("e => e.style.minHeight") == ""  # no placeholder left
