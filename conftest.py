@@ -35,6 +35,11 @@ def python_fences(path: Path) -> list[fences.Fence]:
     return [f for f in found if f.info.split()[:1] in (["python"], ["py"], ["python3"])]
 
 
+def fence_at(path: Path, line: int) -> fences.Fence | None:
+    """The python fence of the page at ``path`` that opens on ``line``, if there is one."""
+    return next((f for f in python_fences(path) if f.start == line), None)
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist's own, which reads the groups
 def pytest_collection_modifyitems(items) -> None:
     """pytest-xdist's groups, for ``--dist loadgroup``: the fences of one markdown-exec session
@@ -43,8 +48,8 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         group = item.nodeid.split("::")[0]  # the file
         if item.path.suffix == ".md" and hasattr(item, "test_definition"):  # a page's fence
-            at = [f for f in python_fences(item.path) if f.start == item.start_line]
-            group += "::" + (at[0].options.get("session", "") if at else "")
+            fence = fence_at(item.path, item.start_line)
+            group += "::" + (fence.options.get("session", "") if fence else "")
         item.add_marker(pytest.mark.xdist_group(group))
 
 
@@ -60,8 +65,7 @@ class FenceRunner(DefaultRunner):
     # TypeError without it, so it retries before a fence ran, never after a fence's TypeError.
     def runtest(self, test, args) -> None:
         path, line = test.source_path, test.start_line
-        page = python_fences(path)
-        fence = next(f for f in page if f.start == line)
+        page, fence = python_fences(path), fence_at(path, line)
         if fences.INCLUDE.match(fence.code.strip()):
             shown, namespace = fences.include(fence.code)
             exec(compile(shown, f"{path}:{line}", "exec"), namespace)

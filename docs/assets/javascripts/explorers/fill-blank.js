@@ -3,7 +3,7 @@
 // reader wrote ___, and gives its best guesses for the blank with their probabilities.
 import { fixed, h, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { MASK, UNK, argmax, encode, json, loadModel, said, textExplorer, vocabulary } from "./text.js";
+import { MASK, UNK, argmax, encode, loadModel, loadVocabulary, said, textExplorer } from "./text.js";
 
 const TEXT = {
   en: {
@@ -36,14 +36,13 @@ const words = (text) => text.toLowerCase().match(WORD) ?? [];
 
 export function mount(root) {
   const t = said(TEXT);
-  textExplorer(root, t, "en", { model: loadModel, words: json }, ({ model, words: entries }, text) => {
+  textExplorer(root, t, "en", { model: loadModel, words: loadVocabulary }, ({ model, words: vocab }, text) => {
     if (!text.trim()) return { error: t.empty };
     const parts = text.split(/_+/);
     if (parts.length === 1) return { error: t.noBlank };
     if (parts.length > 2) return { error: t.blanks(parts.length - 1) };
-    const idsOf = (entries.ids ??= vocabulary(entries));
     const [left, right] = parts.map(words);
-    const ids = [...encode(left, idsOf), MASK, ...encode(right, idsOf)];
+    const ids = [...encode(left, vocab.ids), MASK, ...encode(right, vocab.ids)];
     const max = model.config.max_len;
     if (ids.length > max) return { error: t.tooLong(ids.length, max) };
     const p = softmax(forward(model, ids).logits[left.length]);
@@ -56,7 +55,6 @@ export function mount(root) {
     const unknown = [...left, ...right].filter((_, i) => ids[i < left.length ? i : i + 1] === UNK);
     let message = t.guesses(TOP);
     if (unknown.length) message += t.unknownWords(unknown.map((w) => `“${w}”`).join(", "));
-    const word = (id) => (id < 4 ? ["<pad>", "<unk>", "<cls>", "<mask>"][id] : entries[id - 4]);
     const list = h(
       "ol",
       { class: "explorer__guesses", "aria-label": t.list, lang: "en" },
@@ -64,7 +62,7 @@ export function mount(root) {
         h(
           "li",
           { style: `--weight: ${p[id]}` },
-          h("span", { class: "explorer__guess", text: word(id) }),
+          h("span", { class: "explorer__guess", text: vocab.token(id) }),
           h("span", { text: `${fixed(100 * p[id], 1)} %` }),
         ),
       ),

@@ -3,7 +3,7 @@
 // left), read the typed sentence side by side; the characters where they disagree are marked.
 import { fixed, h, scroller, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { UNK, argmax, encode, json, loadModel, said, textExplorer, tokenCells, vocabulary } from "./text.js";
+import { UNK, argmax, encode, json, loadModel, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {
@@ -42,7 +42,7 @@ function readings(logits) {
 
 export function mount(root) {
   const t = said(TEXT);
-  const files = { modelEncoder: loadModel, modelCausal: loadModel, vocab: json, classes: json };
+  const files = { modelEncoder: loadModel, modelCausal: loadModel, vocab: loadVocabulary, classes: json };
   textExplorer(root, t, "zh", files, ({ modelEncoder, modelCausal, vocab, classes }, text) => {
     if (!text.trim()) return { error: t.empty };
     const chars = Array.from(text);
@@ -50,7 +50,7 @@ export function mount(root) {
     const read = chars.slice(0, max);
     const han = read.map((c) => HAN.test(c));
     if (!han.some(Boolean)) return { error: t.noHan };
-    const ids = encode(read, (vocab.ids ??= vocabulary(vocab.chars)));
+    const ids = encode(read, vocab.ids);
     const encoder = readings(forward(modelEncoder, ids).logits);
     const causal = readings(forward(modelCausal, ids, { causal: true }).logits);
     const differ = read.map((_, i) => han[i] && encoder.top[i] !== causal.top[i]);

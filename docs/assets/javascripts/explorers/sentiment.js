@@ -4,7 +4,7 @@
 // whose vector the readout reads, gives each character.
 import { fixed, h, scroller, softmax } from "./common.js";
 import { forward } from "./attention.js";
-import { CLS, UNK, encode, json, loadModel, said, textExplorer, tokenCells, vocabulary } from "./text.js";
+import { CLS, UNK, encode, loadModel, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {
@@ -29,13 +29,13 @@ const TEXT = {
 
 export function mount(root) {
   const t = said(TEXT);
-  const files = { model: loadModel, vocab: json };
+  const files = { model: loadModel, vocab: loadVocabulary };
   textExplorer(root, t, "zh", files, ({ model, vocab }, text) => {
     if (!text.trim()) return { error: t.empty };
     const chars = Array.from(text);
     const max = model.config.max_len - 1;
     const read = chars.slice(0, max);
-    const ids = [CLS, ...encode(read, (vocab.ids ??= vocabulary(vocab.chars)))];
+    const ids = [CLS, ...encode(read, vocab.ids)];
     const result = forward(model, ids);
     const p = softmax(result.logits[0]);
     const label = p[1] > p[0] ? 1 : 0;

@@ -71,10 +71,17 @@ export async function loadModel(url) {
   return { task: meta.task, config: JSON.parse(meta.config), params };
 }
 
-/** Entry -> id of a vocabulary's entries (Vocabulary.to_json's characters, which Array.from
- * splits by code point as Python does, or WordVocabulary's words). */
-export function vocabulary(entries) {
-  return new Map(Array.from(entries).map((entry, i) => [entry, SPECIALS + i]));
+/** A vocabulary from its file: Vocabulary.to_json's {specials, chars} (characters, which
+ * Array.from splits by code point as Python does) or WordVocabulary's list of words. Gives
+ * `ids`, entry -> id, and `token(id)`, what an id stands for. */
+export async function loadVocabulary(url) {
+  const data = await json(url);
+  const entries = Array.from(Array.isArray(data) ? data : data.chars);
+  const specials = ["<pad>", "<unk>", "<cls>", "<mask>"];
+  return {
+    ids: new Map(entries.map((entry, i) => [entry, SPECIALS + i])),
+    token: (id) => (id < SPECIALS ? specials[id] : entries[id - SPECIALS]),
+  };
 }
 
 /** The ids of `tokens` (characters or words); an entry not in `ids` reads as <unk>. */
