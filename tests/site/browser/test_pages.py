@@ -1,15 +1,16 @@
-"""Every page, English and Chinese, in Chromium at 1280 px and on a phone (``phone``: 390 px,
-touch, every <details> open). Its shown images load, code stays in its box, links and anchors
-resolve, it asks no other host (``problems``) and axe-core finds nothing (every rule). A concept
-page's core (article top to ``## Deeper``) fits in 8 screens, with at most 2,000 words of prose
-shown unfolded. Where the scheme changes what is drawn, the toggle to dark shows the dark figures,
-changes the explorers' colours and passes axe's contrast rule. In every view no formula is drawn
-under 3 px, one wider than the screen scrolls in a box, the page does not, the download button is
-on screen, and no figure's text is drawn under 9 px; on the phone, axe's target-size and
-scrollable-region-focusable rules pass and no explorer control nor the download button is under
-24 x 24 px. A Chinese page's captions are upright (Material's italic is a fake slant in a
-Chinese font), its table headers break between words only, and no line starts with "，" after
-an inline formula. ``SCREENSHOTS=1`` saves each view under test-artifacts/."""
+"""Every page, English and Chinese, in Chromium at 1280 px and on a phone (``phone``: 390 px, touch,
+every <details> open). Its shown images load, code stays in its box, links and anchors resolve, it
+asks no other host (``problems``) and axe-core finds nothing (every rule). A concept page's core
+(article top to ``## Deeper``) fits in 8 screens, with at most 2,000 words of prose shown unfolded.
+Where the scheme changes what is drawn, the toggle to dark shows the dark figures, changes the
+explorers' colours and passes axe's contrast rule. In every view no formula is drawn under 3 px, one
+wider than the screen scrolls in a box, the page does not, the download button is on screen, and no
+text of a figure or an explorer is drawn under 9 px; on the phone, axe's target-size and
+scrollable-region-focusable rules pass and no explorer control (nor a cell of an attention map,
+which takes a tap) nor the download button is under 24 x 24 px. A Chinese page's captions are
+upright (Material's italic is a fake slant in a Chinese font), its table headers break between words
+only, and no line starts with "，" after an inline formula. ``SCREENSHOTS=1`` saves each view under
+test-artifacts/."""
 
 from __future__ import annotations
 
@@ -25,14 +26,14 @@ from axe_playwright_python.sync_playwright import Axe
 SHOTS = Path(__file__).resolve().parents[3] / "test-artifacts" / "browser" / "screenshots"
 MAX_SCREENS = 8  # of 900 px, at 1280 px wide
 MAX_WORDS = 2000  # of prose shown unfolded on a concept page
-MIN_TEXT = 9  # CSS px: the smallest figure text, as drawn
+MIN_TEXT = 9  # CSS px: the smallest text of a figure or an explorer, as drawn
 # axe's rules that a phone's width decides: tap targets (WCAG 2.2 AA), sideways boxes by keyboard.
 PHONE_RULES = ["target-size", "scrollable-region-focusable"]
 
 # Draw every block (content-visibility draws only near the viewport; axe's colour check and the
 # core's length need them drawn), every lazy image and explorer, then read what the tests check:
 # ``fails``, per check, the shown elements a reader cannot see or use as the page means them.
-LOOK = """async (phone) => {
+LOOK = """async ([phone, MIN_TEXT]) => {
   if (phone) for (const d of document.querySelectorAll("article details")) d.open = true;
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   await frame(); // the page's own observers see the blocks drawn
@@ -63,6 +64,8 @@ LOOK = """async (phone) => {
       && l.right > b.left && l.top < b.bottom && l.bottom > b.top);
   };
   const small = (e, px) => box(e).width < px || box(e).height < px;
+  const drawnSize = (e, m = e instanceof SVGGraphicsElement ? e.getScreenCTM() : { a: 1, b: 0 }) =>
+    parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b);
   // Explorer controls (a control in a <label> is as big as the label) and the download button
   // under 24 x 24 px (WCAG 2.2 AA), without axe's exception for small targets far apart: an
   // explorer's are close together.
@@ -90,7 +93,12 @@ LOOK = """async (phone) => {
     "figure shows none of its images": ["figure:has(img)",
       (f) => ![...f.querySelectorAll("img")].some((i) => i.checkVisibility())],
     "tap target under 24 px": [`[data-explorer] :is(label:has(${controls}),
-      :is(${controls}):not(label *)), a[data-run-notebook]`, (e) => phone && small(e, 23.5)],
+      :is(${controls}):not(label *)), [data-explorer=attention] .explorer__cell,
+      a[data-run-notebook]`, (e) => phone && small(e, 23.5)],
+    // An explorer's text as drawn: an SVG's scaled to the box the drawing is shown in.
+    [`explorer text under ${MIN_TEXT} px`]: ["[data-explorer] :not(title, option, style)",
+      (e) => [...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())
+        && drawnSize(e) < MIN_TEXT],
     "Chinese caption slanted": ["article figcaption",
       (c) => zh && getComputedStyle(c).fontStyle !== "normal"],
     "Chinese header broken in a word": ["article th",
@@ -170,7 +178,7 @@ def _look(page, site, path: str, view: str, fails: list[str]) -> dict:
     """LOOK at the page in ``view`` (light, dark or 390); add to ``fails`` what a reader cannot
     see there: LOOK's fails and figure text drawn under MIN_TEXT. ``SCREENSHOTS=1`` saves it."""
     page.add_style_tag(content=".md-typeset * { content-visibility: visible !important; }")
-    look = page.evaluate(LOOK, view == "390")
+    look = page.evaluate(LOOK, [view == "390", MIN_TEXT])
     if os.environ.get("SCREENSHOTS"):  # zh/attention/ in light: zh/attention-light.png
         page.screenshot(path=SHOTS / f"{path.strip('/') or 'home'}-{view}.png", full_page=True)
     fails += [f"{view}: {what}: {e}" for what, found in look["fails"].items() for e in found]
