@@ -1,16 +1,16 @@
-"""What the explorers of the Train and Attention pages need from the build: the trained
-models' weights, and the package's own outputs on a few inputs.
+"""What the explorers of the Train, Attention and Read real text pages need from the build: the
+trained models (safetensors files, ``model_file``), and the package's own outputs on a few
+inputs.
 
 The pages run the models in the browser (``data-explorer="NAME"``: explorers/NAME.js), so that
 a reader can type any sequence; the package's outputs are what the browser tests hold that
-JavaScript to. Each ``NAME_explorer``, called by a fence of docs/train.md, writes its site
-files (``explorers/``, with ``docs_build.figures.write``) and returns the widget's HTML, whose
+JavaScript to. Each ``NAME_explorer``, called by a fence of its page, writes its site files
+(``explorers/``, with ``docs_build.figures.write``) and returns the widget's HTML, whose
 attributes give their paths from the site's root.
 """
 
 from __future__ import annotations
 
-import base64
 import copy
 import html
 import json
@@ -104,34 +104,31 @@ def _config(model: TokenClassifier | SentenceClassifier, scaled: bool = True) ->
     }
 
 
-def export_weights(model: TokenClassifier, task: str, scaled: bool = True) -> dict:
-    """Configuration and float32 parameters of ``model``, JSON-ready (see ``_config``)."""
-    params = {
-        name: {
-            "shape": list(p.shape),
-            "data": base64.b64encode(p.detach().float().numpy().astype("<f4").tobytes()).decode(),
-        }
-        for name, p in model.named_parameters()
-    }
-    return {"task": task, "config": _config(model, scaled), "params": params}
-
-
-def float16_file(model: TokenClassifier | SentenceClassifier, task: str) -> bytes:
-    """``model`` as a safetensors file of float16 parameters (half the bytes of float32; the
-    numbers to test against are then ``float16_weights(model)``'s), its task and configuration
-    in the file's metadata."""
+def model_file(
+    model: TokenClassifier | SentenceClassifier, task: str, dtype=torch.float32, scaled: bool = True
+) -> bytes:
+    """``model`` as a safetensors file, its parameters in ``dtype`` and its task and
+    configuration (``_config``) in the file's metadata. Read real text's are float16 (half the
+    bytes; the numbers to test against are then ``float16_weights(model)``'s)."""
     for name, p in model.named_parameters():  # beyond 65504, float16 is inf: the page, NaN
-        if (big := p.detach().abs().max().item()) > torch.finfo(torch.float16).max:
-            raise ValueError(f"{name} holds |values| up to {big:g}, which float16 cannot hold")
-    tensors = {name: p.detach().half().contiguous() for name, p in model.named_parameters()}
-    return safetensors.torch.save(tensors, {"task": task, "config": _compact(_config(model))})
+        if (big := p.detach().abs().max().item()) > torch.finfo(dtype).max:
+            kind = str(dtype).removeprefix("torch.")
+            raise ValueError(f"{name} holds |values| up to {big:g}, which {kind} cannot hold")
+    tensors = {name: p.detach().to(dtype).contiguous() for name, p in model.named_parameters()}
+    config = _compact(_config(model, scaled))
+    return safetensors.torch.save(tensors, {"task": task, "config": config})
+
+
+def _attention_model(task: str) -> str:
+    """The site file of the trained model of ``task`` (``attention_explorer`` writes it)."""
+    return f"explorers/attention-{task}.safetensors"
 
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     tests = {}
     for task, model in models.items():
-        write(f"explorers/attention-{task}.json", _compact(export_weights(model, task)))
+        write(_attention_model(task), model_file(model, task))
         tests[task] = _vectors(model, TEST_INPUTS, maps=True)
         tests[task][1]["trace"] = trace(model, tests[task][1]["ids"])
     write("explorers/attention-tests.json", json.dumps(tests))
@@ -141,7 +138,7 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
 def attention_explorer_html(tasks: list[str]) -> str:
     """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
     another page (Attention's trace of one query): the same files, by name."""
-    attrs = {f"data-model-{task}": f"explorers/attention-{task}.json" for task in tasks}
+    attrs = {f"data-model-{task}": _attention_model(task) for task in tasks}
     attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
     return _widget("attention", attrs)
 
@@ -200,14 +197,15 @@ def break_it_explorer(
     spec, tests = {}, {}
     for name, switch in switches.items():
         task, model, start = switch["task"], switch["model"], list(switch["start"])
-        pad_to, path = switch.get("pad_to"), f"explorers/attention-{task}.json"
-        spec[name] = {"task": task, "model": path, "intact": path, "pad_to": pad_to, "start": start}
+        pad_to, path = switch.get("pad_to"), _attention_model(task)
+        spec[name] = {"task": task, "model": path, "pad_to": pad_to, "start": start}
         if model is not intact[task]:  # (attention_explorer exported the intact ones)
-            blob = _compact(export_weights(model, task, switch.get("scaled", True)))
-            spec[name]["model"] = write(f"explorers/broken-{name}.json", blob)
+            blob = model_file(model, task, scaled=switch.get("scaled", True))
+            spec[name]["model"] = write(f"explorers/broken-{name}.safetensors", blob)
         tests[name] = _vectors(model, [start, *BREAK_IT_INPUTS], pad_to)
     attrs = {
         "data-variants": _compact(spec),
+        "data-intact": _compact({task: _attention_model(task) for task in intact}),
         "data-challenges": _compact(challenges),
         "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
     }
@@ -261,7 +259,7 @@ TOP = 5  # guesses shown for a blank
 
 def float16_weights(model: torch.nn.Module) -> torch.nn.Module:
     """A copy of ``model`` whose parameters are rounded to float16 (kept in float32): what the
-    page downloads (``float16_file``). Buffers (the positional table) stay as they are."""
+    page downloads (``model_file``). Buffers (the positional table) stay as they are."""
     model = copy.deepcopy(model)
     with torch.no_grad():
         for p in model.parameters():
@@ -296,7 +294,7 @@ def sentiment_explorer(model: SentenceClassifier, vocab: Vocabulary, start: str)
         first = attention_maps(exact.encoder, x)[:, 0, :, 0]  # (L, H, T)
         tests.append({"text": text, "ids": ids, "p": exact(x)[0].softmax(-1).tolist(),
                       "attention": first.tolist()})  # fmt: skip
-    files = {"model": float16_file(model, "sentiment"), "vocab": vocab.to_json()}
+    files = {"model": model_file(model, "sentiment", torch.float16), "vocab": vocab.to_json()}
     return _text_widget("sentiment", files, tests, start)
 
 
@@ -315,7 +313,7 @@ def pinyin_explorer(models: dict[str, TokenClassifier], vocab: Vocabulary, class
             mask = causal_mask(len(ids)) if name == "causal" else None
             p, top = _float64(model)(torch.tensor([ids]), mask)[0].softmax(-1).max(-1)  # (T,)
             tests[-1] |= {"ids": ids, name: {"top": top.tolist(), "p": p.tolist()}}
-    files = {f"model-{name}": float16_file(model, name) for name, model in models.items()}
+    files = {f"model-{n}": model_file(m, n, torch.float16) for n, m in models.items()}
     files |= {"vocab": vocab.to_json(), "classes": _compact(classes)}
     return _text_widget("pinyin", files, tests, start)
 
@@ -336,5 +334,6 @@ def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: st
         logits = exact(torch.tensor([ids]))[0, ids.index(MASK)]
         p, top = logits.softmax(-1).topk(TOP)
         tests.append({"text": text, "ids": ids, "top": top.tolist(), "p": p.tolist()})
-    files = {"model": float16_file(model, "fill-blank"), "words": _compact(list(vocab.words))}
+    files = {"model": model_file(model, "fill-blank", torch.float16)}
+    files["words"] = _compact(list(vocab.words))
     return _text_widget("fill-blank", files, tests, start)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from docs_build.explorers import export_weights, float16_file
+from docs_build.explorers import model_file
 from encoder import Encoder, LearnedPositionalEncoding, TokenClassifier, remove_score_scaling
 
 
@@ -23,15 +23,15 @@ def test_a_model_the_page_would_compute_otherwise_is_refused():
     learned = model()
     learned.encoder.embedding.position = LearnedPositionalEncoding(d_model=8, max_len=16)
     with pytest.raises(ValueError, match="sinusoidal positions or none"):
-        export_weights(learned, "reverse")
+        model_file(learned, "reverse")
     with pytest.raises(ValueError, match="padding id, not 5"):
-        export_weights(model(padding_idx=5), "reverse")
+        model_file(model(padding_idx=5), "reverse")
     hooked = model()
     remove_score_scaling(hooked.encoder)
     with pytest.raises(ValueError, match="layer 0: scaled=True"):
-        export_weights(hooked, "reverse")
+        model_file(hooked, "reverse")
     with pytest.raises(ValueError, match="layer 0: scaled=False"):
-        export_weights(model(), "reverse", scaled=False)
+        model_file(model(), "reverse", scaled=False)
 
 
 def test_a_weight_that_float16_cannot_hold_is_refused():
@@ -39,5 +39,5 @@ def test_a_weight_that_float16_cannot_hold_is_refused():
     with torch.no_grad():
         big.head.weight[0, 0] = 70_000.0  # float16's largest is 65504
     with pytest.raises(ValueError, match=r"head.weight holds \|values\| up to 70000"):
-        float16_file(big, "pinyin")
-    assert float16_file(model(), "pinyin")  # a model that fits is written
+        model_file(big, "pinyin", torch.float16)
+    assert model_file(model(), "pinyin", torch.float16)  # a model that fits is written

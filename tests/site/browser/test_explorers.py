@@ -9,7 +9,6 @@ colours in the dark scheme: ``test_pages.py``."""
 
 from __future__ import annotations
 
-import base64
 import json
 import random
 
@@ -103,20 +102,34 @@ def _shown(values) -> str:
 
 
 # --- every explorer that runs a model computes what the package computes ----------------------
+def _model(site, widget, attribute: str) -> torch.nn.Module:
+    """The package's model from the explorer's safetensors file (``attribute`` names it), in
+    float64 as the page computes: a SentenceClassifier for the sentiment task, else a
+    TokenClassifier (tied when the file holds no head)."""
+    path = site.dir / widget.get_attribute(attribute)
+    with safetensors.safe_open(path, "pt") as f:
+        meta, state = f.metadata(), {k: f.get_tensor(k).double() for k in f.keys()}
+    c = json.loads(meta["config"])
+    sizes = ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")
+    encoder = Encoder(*(c[k] for k in sizes), norm_first=c["norm_first"])
+    if meta["task"] == "sentiment":
+        model = SentenceClassifier(encoder, c["n_classes"])
+    else:
+        tied = "head.weight" not in state
+        model = TokenClassifier(encoder, c["n_classes"], tie_weights=tied)
+        state.setdefault("head.weight", state["encoder.embedding.token.weight"])
+    model.double().load_state_dict(state)  # strict: the file holds every parameter
+    return model.eval()
+
+
 def _attention(widget, site):
     """The build's test vectors, and fresh sequences run here by the package on the exported
-    float32 weights, in float64 as the page computes."""
+    float32 weights (the file's), in float64 as the page computes."""
     tests, tasks = _fetch(widget, site, "data-tests"), widget.get_attribute("data-tasks").split()
     assert sorted(tests) == sorted(tasks) == ["count", "reverse", "sort"]
     g = torch.Generator().manual_seed(0)
     for task in tasks:
-        weights = _fetch(widget, site, f"data-model-{task}")
-        c = weights["config"]
-        sizes = [c[k] for k in ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")]
-        model = TokenClassifier(Encoder(*sizes, norm_first=c["norm_first"]), c["n_classes"])
-        state = {name: np.frombuffer(base64.b64decode(p["data"]), "<f4").reshape(p["shape"])
-                 for name, p in weights["params"].items()}  # fmt: skip
-        model.load_state_dict({k: torch.tensor(v) for k, v in state.items()})  # strict: same names
+        model = _model(site, widget, f"data-model-{task}")
         fresh = [torch.randint(1, 10, (n,), generator=g).tolist() for n in (1, 5, 12, 16)]
         for vector in tests[task] + _vectors(model, fresh, maps=True):
             got = _js(widget, "run", task, vector["ids"])
@@ -392,8 +405,8 @@ def test_break_it_predict_then_see(page, site, lang):
         assert len(wrong) == 4 and wrong[2] == 0 < wrong[3], name  # rows: input, expected, both
         assert said_right in _status(widget)
         if n == 0:
-            assert any("broken-no-positions.json" in url for url in requested)
-            assert not any("broken-no-scaling.json" in url for url in requested)  # on demand
+            assert any("broken-no-positions.safetensors" in url for url in requested)
+            assert not any("broken-no-scaling.safetensors" in url for url in requested)  # on demand
     # The challenge "3 3 3" on count: the intact model's answer and the page's numbers.
     challenges = json.loads(widget.get_attribute("data-challenges"))
     widget.locator("[data-challenge=count]").click()
@@ -467,25 +480,6 @@ def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_languag
 
 
 # --- Read real text: a typed review, pinyin both ways, a blank to fill ------------------------
-def _float16_model(site, widget, attribute: str) -> torch.nn.Module:
-    """The package's model from the explorer's safetensors file, in float64 as the page computes:
-    a SentenceClassifier for the sentiment task, else a TokenClassifier (tied without a head)."""
-    path = site.dir / widget.get_attribute(attribute)
-    with safetensors.safe_open(path, "pt") as f:
-        meta, state = f.metadata(), {k: f.get_tensor(k).double() for k in f.keys()}
-    c = json.loads(meta["config"])
-    sizes = ("vocab_size", "d_model", "n_head", "d_ff", "n_layers", "max_len")
-    encoder = Encoder(*(c[k] for k in sizes), norm_first=c["norm_first"])
-    if meta["task"] == "sentiment":
-        model = SentenceClassifier(encoder, c["n_classes"])
-    else:
-        tied = "head.weight" not in state
-        model = TokenClassifier(encoder, c["n_classes"], tie_weights=tied)
-        state.setdefault("head.weight", state["encoder.embedding.token.weight"])
-    model.double().load_state_dict(state)  # strict: the file holds every parameter
-    return model.eval()
-
-
 def _typed(widget, text: str) -> dict:
     """Type ``text`` into the explorer's box; the numbers of what it then shows."""
     _enter(widget, text)
@@ -497,7 +491,7 @@ def _sentiment(widget, site):
     review of random characters of the vocabulary, run here by the package on the file's weights."""
     vectors = _fetch(widget, site, "data-tests")
     chars = _fetch(widget, site, "data-vocab")["chars"]
-    model = _float16_model(site, widget, "data-model")
+    model = _model(site, widget, "data-model")
     text = "".join(random.Random(0).choices(chars[:500], k=30))
     ids = [2, *(4 + chars.index(c) for c in text)]  # <cls>, then the characters
     with torch.no_grad():
@@ -513,7 +507,7 @@ def _sentiment(widget, site):
 def _pinyin(widget, site):
     vectors = _fetch(widget, site, "data-tests")
     chars = _fetch(widget, site, "data-vocab")["chars"]
-    models = {k: _float16_model(site, widget, f"data-model-{k}") for k in ("encoder", "causal")}
+    models = {k: _model(site, widget, f"data-model-{k}") for k in ("encoder", "causal")}
     text = "".join(random.Random(1).choices(chars[:500], k=20))
     fresh = {"text": text, "ids": [4 + chars.index(c) for c in text]}
     for name, model in models.items():

@@ -2,9 +2,10 @@
 // the browser on a sequence the reader types, its maps, and under them the trace of one query
 // (trace.js; the Attention page shows the same explorer for it). The forward pass is the
 // package's, step by step (encoder/transformer_embedding.py, encoder_layer.py, attention.py,
-// training.py), in float64 on the float32 weights the build exported (docs_build/explorers.py).
+// training.py), in float64 on the float32 weights the build exported (docs_build/explorers.py model_file).
 // The browser tests compare it with the package's output on exported test vectors.
 import {
+  fetchOk,
   fixed,
   h,
   radio,
@@ -83,19 +84,42 @@ const TEXT = {
 const TRAINED_MAX = 12; // the longest sequence of the tasks' training data
 
 // --- the model ------------------------------------------------------------------------------
-function decode(base64) {
-  const bytes = Uint8Array.from(atob(base64), (c) => c.charCodeAt(0));
-  const view = new DataView(bytes.buffer);
-  const out = new Float64Array(bytes.length / 4);
-  for (let i = 0; i < out.length; i += 1) out[i] = view.getFloat32(4 * i, true);
-  return out;
+/** The number an IEEE 754 half-precision bit pattern stands for. */
+function half(bits) {
+  const sign = bits & 0x8000 ? -1 : 1;
+  const exponent = (bits >> 10) & 0x1f;
+  const fraction = bits & 0x3ff;
+  if (exponent === 0) return sign * fraction * 2 ** -24; // zero and subnormals
+  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
+  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
 }
 
-/** A model from the exported JSON: config and named parameters (Float64Array, row-major). */
-export function load(json) {
+// How each dtype of a safetensors file is read: its bytes per value, and the value at a byte.
+const DTYPES = {
+  F32: [4, (view, at) => view.getFloat32(at, true)],
+  F16: [2, (view, at) => half(view.getUint16(at, true))],
+};
+
+/** A model from its safetensors file (docs_build/explorers.py model_file), as forward() takes
+ * one: {task, config, params: name -> Float64Array, row-major}. The file: an 8-byte
+ * little-endian header length, the JSON header (each tensor's dtype, shape and byte range; the
+ * metadata), then the bytes. */
+export async function loadModel(url) {
+  const buffer = await (await fetchOk(url)).arrayBuffer();
+  const view = new DataView(buffer);
+  const n = Number(view.getBigUint64(0, true));
+  const { __metadata__: meta, ...tensors } = JSON.parse(
+    new TextDecoder().decode(new Uint8Array(buffer, 8, n)),
+  );
   const params = {};
-  for (const [name, p] of Object.entries(json.params)) params[name] = decode(p.data);
-  return { task: json.task, config: json.config, params };
+  for (const [name, { dtype, data_offsets: [begin, end] }] of Object.entries(tensors)) {
+    if (!DTYPES[dtype]) throw new Error(`${name} is ${dtype}, not F32 or F16`);
+    const [size, read] = DTYPES[dtype];
+    const values = new Float64Array((end - begin) / size);
+    for (let i = 0; i < values.length; i += 1) values[i] = read(view, 8 + n + begin + size * i);
+    params[name] = values;
+  }
+  return { task: meta.task, config: JSON.parse(meta.config), params };
 }
 
 /** y = x W^T + b for each row x; W is (out, in) row-major. */
@@ -311,12 +335,7 @@ export function mount(root) {
   const getModel = (task) => {
     if (!models[task]) {
       const key = `model${task[0].toUpperCase()}${task.slice(1)}`; // data-model-<task>
-      models[task] = fetch(new URL(root.dataset[key], SITE_ROOT))
-        .then((r) => {
-          if (!r.ok) throw new Error(`HTTP ${r.status}`);
-          return r.json();
-        })
-        .then(load);
+      models[task] = loadModel(new URL(root.dataset[key], SITE_ROOT));
       models[task].catch(() => delete models[task]); // a later try may succeed
     }
     return models[task];

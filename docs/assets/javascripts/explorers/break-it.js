@@ -6,7 +6,7 @@
 // intact models themselves, explained with the numbers the page's fence measured and
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
 // the browser tests compare it with the package's on exported vectors (data-tests).
-import { EXPECTED, forward, load, parse } from "./attention.js";
+import { EXPECTED, forward, loadModel, parse } from "./attention.js";
 import { fixed, h, radio, scroller, sequenceInput, statusLine, strings, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
@@ -91,15 +91,11 @@ export function mount(root) {
   const t = strings(TEXT);
   const variants = JSON.parse(root.dataset.variants);
   const challenges = JSON.parse(root.dataset.challenges);
+  const intactModels = JSON.parse(root.dataset.intact); // task -> its trained model's file
   const cache = {};
   const get = (path) => {
     if (!cache[path]) {
-      cache[path] = fetch(new URL(path, SITE_ROOT))
-        .then((r) => {
-          if (!r.ok) throw new Error(`HTTP ${r.status}`);
-          return r.json();
-        })
-        .then(load);
+      cache[path] = loadModel(new URL(path, SITE_ROOT));
       cache[path].catch(() => delete cache[path]);
     }
     return cache[path];
@@ -177,7 +173,7 @@ export function mount(root) {
 
   /** Logits of a variant (or the intact model of a task) on ids, as on the page. */
   async function run(mode, ids) {
-    if (mode.challenge) return forward(await get(`explorers/attention-${mode.challenge}.json`), ids).logits;
+    if (mode.challenge) return forward(await get(intactModels[mode.challenge]), ids).logits;
     const v = variants[mode.variant];
     const model = await get(v.model);
     const padded = v.pad_to ? [...ids, ...Array(Math.max(0, v.pad_to - ids.length)).fill(0)] : ids;
@@ -195,7 +191,7 @@ export function mount(root) {
     let intact;
     try {
       status.textContent = t.loading;
-      intact = await get(`explorers/attention-${task}.json`);
+      intact = await get(intactModels[task]);
     } catch (error) {
       status.textContent = t.failed(error.message || error);
       return;

@@ -12,6 +12,13 @@ export function strings(table) {
   return table[language()];
 }
 
+/** fetch(url), failing on an HTTP error as on a network error. */
+export async function fetchOk(url) {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${url.pathname}`);
+  return response;
+}
+
 let counter = 0;
 /** An id unique on the page, for label/aria wiring. */
 export function uid(prefix) {

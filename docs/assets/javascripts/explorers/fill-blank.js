@@ -2,8 +2,8 @@
 // cut into words as encoder/corpora.py's words() cuts the addresses, with <mask> where the
 // reader wrote ___, and gives its best guesses for the blank with their probabilities.
 import { fixed, h, softmax } from "./common.js";
-import { forward } from "./attention.js";
-import { MASK, UNK, argmax, encode, loadModel, loadVocabulary, said, textExplorer } from "./text.js";
+import { forward, loadModel } from "./attention.js";
+import { MASK, UNK, argmax, encode, loadVocabulary, said, textExplorer } from "./text.js";
 
 const TEXT = {
   en: {

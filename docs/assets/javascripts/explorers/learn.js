@@ -4,7 +4,7 @@
 // kept weights, computed at build time (docs_build/explorers.py: learn_explorer); the browser
 // tests retrain the run and compare.
 import { heatMap, strongest } from "./attention.js";
-import { fixed, h, radio, statusLine, strings, uid } from "./common.js";
+import { fetchOk, fixed, h, radio, statusLine, strings, uid } from "./common.js";
 import { linePlot, niceTicks, plotWidth } from "./plot.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
@@ -175,11 +175,8 @@ export function mount(root) {
     if (!entries.some((e) => e.isIntersecting)) return;
     seen.disconnect();
     status.textContent = t.loading;
-    fetch(new URL(root.dataset.run, SITE_ROOT))
-      .then((r) => {
-        if (!r.ok) throw new Error(`HTTP ${r.status}`);
-        return r.json();
-      })
+    fetchOk(new URL(root.dataset.run, SITE_ROOT))
+      .then((r) => r.json())
       .then(start)
       .catch((error) => {
         root.dataset.state = "error";

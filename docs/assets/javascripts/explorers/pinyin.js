@@ -2,8 +2,8 @@
 // sentence and one with the causal mask (each position reads only itself and what lies to its
 // left), read the typed sentence side by side; the characters where they disagree are marked.
 import { fixed, h, scroller, softmax } from "./common.js";
-import { forward } from "./attention.js";
-import { UNK, argmax, encode, json, loadModel, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
+import { forward, loadModel } from "./attention.js";
+import { UNK, argmax, encode, json, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {

@@ -3,8 +3,8 @@
 // positive, with its probability, and how much of each head's attention the first position,
 // whose vector the readout reads, gives each character.
 import { fixed, h, scroller, softmax } from "./common.js";
-import { forward } from "./attention.js";
-import { CLS, UNK, encode, loadModel, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
+import { forward, loadModel } from "./attention.js";
+import { CLS, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {

@@ -1,9 +1,9 @@
 // What the three explorers of Read real text share (sentiment.js, pinyin.js, fill-blank.js):
 // their files, fetched once the widget comes into view (a model as safetensors of float16
-// parameters, written by docs_build/explorers.py float16_file; a vocabulary), a text box
+// parameters, which attention.js loadModel reads; a vocabulary), a text box
 // whose every edit runs the model again, and the ids of a typed text as encoder/text.py reads
 // it. The forward pass is attention.js's, the package's step by step, in float64.
-import { h, language, statusLine, uid } from "./common.js";
+import { fetchOk, h, language, statusLine, uid } from "./common.js";
 
 const SITE_ROOT = new URL("../../../", import.meta.url);
 // encoder/text.py: the special tokens at ids 0 .. 3, then the vocabulary's entries.
@@ -12,13 +12,7 @@ export const CLS = 2;
 export const MASK = 3;
 const SPECIALS = 4;
 
-async function get(url) {
-  const response = await fetch(url);
-  if (!response.ok) throw new Error(`HTTP ${response.status}: ${url.pathname}`);
-  return response;
-}
-
-export const json = async (url) => (await get(url)).json();
+export const json = async (url) => (await fetchOk(url)).json();
 
 // What every text explorer says: loading, a failed load, and the characters it reads.
 const SAID = {
@@ -40,36 +34,6 @@ const SAID = {
 
 /** The strings of an explorer in the page's language, after those every text explorer says. */
 export const said = (table) => ({ ...SAID[language()], ...table[language()] });
-
-/** The number an IEEE 754 half-precision bit pattern stands for. */
-function half(bits) {
-  const sign = bits & 0x8000 ? -1 : 1;
-  const exponent = (bits >> 10) & 0x1f;
-  const fraction = bits & 0x3ff;
-  if (exponent === 0) return sign * fraction * 2 ** -24; // zero and subnormals
-  if (exponent === 0x1f) return fraction ? NaN : sign * Infinity;
-  return sign * (1 + fraction / 1024) * 2 ** (exponent - 15);
-}
-
-/** A model from its safetensors file, as attention.js's forward() takes one: {task, config,
- * params: name -> Float64Array}. The file: an 8-byte little-endian header length, the JSON
- * header (each tensor's dtype, shape and byte range; the metadata), then the bytes. */
-export async function loadModel(url) {
-  const buffer = await (await get(url)).arrayBuffer();
-  const view = new DataView(buffer);
-  const n = Number(view.getBigUint64(0, true));
-  const { __metadata__: meta, ...tensors } = JSON.parse(
-    new TextDecoder().decode(new Uint8Array(buffer, 8, n)),
-  );
-  const params = {};
-  for (const [name, { dtype, data_offsets: [begin, end] }] of Object.entries(tensors)) {
-    if (dtype !== "F16") throw new Error(`${name} is ${dtype}, not F16`);
-    const values = new Float64Array((end - begin) / 2);
-    for (let i = 0; i < values.length; i += 1) values[i] = half(view.getUint16(8 + n + begin + 2 * i, true));
-    params[name] = values;
-  }
-  return { task: meta.task, config: JSON.parse(meta.config), params };
-}
 
 /** A vocabulary from its file: Vocabulary.to_json's {specials, chars} (characters, which
  * Array.from splits by code point as Python does) or WordVocabulary's list of words. Gives
