@@ -248,11 +248,13 @@ def learn_explorer(model: TokenClassifier, history: History, mirror_weight: dict
 
 # --- real text ("Read real text": a typed review, pinyin both ways, a blank to fill) -------------
 # What the browser tests type, besides each explorer's first input: characters outside the
-# vocabulary, Latin letters and digits, and more than the model reads (cut, as in training).
+# vocabulary, Latin letters and digits, more than the model reads (cut, as in training), and
+# the characters that Python's \s and JavaScript's \s disagree on being a space.
 SENTIMENT_INPUTS = ["这本书写得很好，值得一读。", "齉龘靐，ok 123", "很差" * 40]
 PINYIN_INPUTS = ["我不要一样的，不好也行。", "银行abc长城𠀋", "一不" * 30]
 BLANK_INPUTS = ["we ___ the people", "the zyzzyva ___ , 1776 !", "___",
-                "Don't STOP, naïve café U.S.A. 3.14 ___ !"]  # fmt: skip
+                "Don't STOP, naïve café U.S.A. 3.14 ___ !",
+                "we\x1cthe\x85people\u3000___\ufeff."]  # fmt: skip
 BLANK = re.compile(r"_+")  # the blank the reader types, as explorers/fill-blank.js reads it
 TOP = 5  # guesses shown for a blank
 

@@ -30,8 +30,10 @@ const TEXT = {
 
 const TOP = 5;
 // encoder/corpora.py WORD, on the lower-cased text: words (an apostrophe inside one stays),
-// numbers, and every other character that is not a space, alone.
-const WORD = /[a-z]+(?:'[a-z]+)?|[0-9]+|[^\sa-z0-9]/gu;
+// numbers, and every other character that is not a space, alone. A space is what Python's \s
+// matches, spelled out: JavaScript's \s also takes U+FEFF, and not U+001C to U+001F nor U+0085.
+const SPACE = "\\t-\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000";
+const WORD = new RegExp(`[a-z]+(?:'[a-z]+)?|[0-9]+|[^${SPACE}a-z0-9]`, "gu");
 const words = (text) => text.toLowerCase().match(WORD) ?? [];
 
 export function mount(root) {
