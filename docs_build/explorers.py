@@ -105,12 +105,15 @@ def _config(model: TokenClassifier | SentenceClassifier, scaled: bool = True) ->
 
 
 def model_file(
-    model: TokenClassifier | SentenceClassifier, task: str, dtype=torch.float32, scaled: bool = True
+    model: TokenClassifier | SentenceClassifier,
+    task: str,
+    dtype: torch.dtype = torch.float32,
+    scaled: bool = True,
 ) -> bytes:
     """``model`` as a safetensors file, its parameters in ``dtype`` and its task and
     configuration (``_config``) in the file's metadata. Read real text's are float16 (half the
     bytes; the numbers to test against are then ``float16_weights(model)``'s)."""
-    for name, p in model.named_parameters():  # beyond 65504, float16 is inf: the page, NaN
+    for name, p in model.named_parameters():  # beyond dtype's largest, inf: the page, NaN
         if (big := p.detach().abs().max().item()) > torch.finfo(dtype).max:
             kind = str(dtype).removeprefix("torch.")
             raise ValueError(f"{name} holds |values| up to {big:g}, which {kind} cannot hold")
@@ -119,7 +122,7 @@ def model_file(
     return safetensors.torch.save(tensors, {"task": task, "config": config})
 
 
-def _attention_model(task: str) -> str:
+def _attention_file(task: str) -> str:
     """The site file of the trained model of ``task`` (``attention_explorer`` writes it)."""
     return f"explorers/attention-{task}.safetensors"
 
@@ -128,7 +131,7 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
     """Write the models' weights and test vectors as site files; return the explorer's HTML."""
     tests = {}
     for task, model in models.items():
-        write(_attention_model(task), model_file(model, task))
+        write(_attention_file(task), model_file(model, task))
         tests[task] = _vectors(model, TEST_INPUTS, maps=True)
         tests[task][1]["trace"] = trace(model, tests[task][1]["ids"])
     write("explorers/attention-tests.json", json.dumps(tests))
@@ -138,7 +141,7 @@ def attention_explorer(models: dict[str, TokenClassifier]) -> str:
 def attention_explorer_html(tasks: list[str]) -> str:
     """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
     another page (Attention's trace of one query): the same files, by name."""
-    attrs = {f"data-model-{task}": _attention_model(task) for task in tasks}
+    attrs = {f"data-model-{task}": _attention_file(task) for task in tasks}
     attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
     return _widget("attention", attrs)
 
@@ -197,7 +200,7 @@ def break_it_explorer(
     spec, tests = {}, {}
     for name, switch in switches.items():
         task, model, start = switch["task"], switch["model"], list(switch["start"])
-        pad_to, path = switch.get("pad_to"), _attention_model(task)
+        pad_to, path = switch.get("pad_to"), _attention_file(task)
         spec[name] = {"task": task, "model": path, "pad_to": pad_to, "start": start}
         if model is not intact[task]:  # (attention_explorer exported the intact ones)
             blob = model_file(model, task, scaled=switch.get("scaled", True))
@@ -205,7 +208,7 @@ def break_it_explorer(
         tests[name] = _vectors(model, [start, *BREAK_IT_INPUTS], pad_to)
     attrs = {
         "data-variants": _compact(spec),
-        "data-intact": _compact({task: _attention_model(task) for task in intact}),
+        "data-intact": _compact({task: _attention_file(task) for task in intact}),
         "data-challenges": _compact(challenges),
         "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
     }

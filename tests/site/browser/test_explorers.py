@@ -155,20 +155,11 @@ def _break_it(widget, site):
             yield (name, *v["ids"]), _js(widget, "run", name, v["ids"]), v["logits"]
 
 
-EXPLORERS = {  # what -> (page, explorer)
-    "positional-encoding": ("positional-encoding/", "positional-encoding"),
-    "scale": ("attention/", "scale"),
-    "attention": ("train/", "attention"),
-    "trace": ("attention/", "attention"),
-    "break-it": ("train/", "break-it"),
-    "learn": ("train/", "learn"),
-    "sentiment": ("text/", "sentiment"),
-    "pinyin": ("text/", "pinyin"),
-    "fill-blank": ("text/", "fill-blank"),
-}
-# The (where, browser's, package's) numbers of each explorer that runs a model ("Watch it learn":
-# in its own test).
+# The (where, browser's, package's) numbers of each explorer that runs a model ("Watch it learn",
+# Read real text's: in their own tests), and (page, explorer) where it is.
 NUMBERS = {"attention": _attention, "trace": _trace, "break-it": _break_it}
+EXPLORERS = {"attention": ("train/", "attention"), "trace": ("attention/", "attention"),
+             "break-it": ("train/", "break-it")}  # fmt: skip
 
 
 @pytest.mark.parametrize("what", NUMBERS)
@@ -273,6 +264,7 @@ def test_trace_one_query_shows_the_package_numbers(page, site):
 
 # --- on a phone: the longest sequences ---------------------------------------------------------
 # Every explorer's text, tap targets and width on a phone, as the page shows it: test_pages.py.
+# What an explorer fetches, and when, is the same code at every width: checked above at 1280 px.
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_long_sequences_on_a_phone(phone, site, lang):
     # 16 tokens: the attention explorer's token table scrolls in its box; the page does not.

@@ -38,16 +38,21 @@ LOOK = """async ([phone, MIN_TEXT]) => {
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   await frame(); // the page's own observers see the blocks drawn
   const visible = (sel, test = () => true) => [...document.querySelectorAll(sel)]
-    .filter((e) => test(e) && e.checkVisibility());
+    .filter((e) => e.checkVisibility() && test(e));
   for (const img of visible("img")) img.loading = "eager";
   const decoded = Promise.allSettled(visible("img").map((img) => img.decode()));
   await Promise.race([decoded, new Promise((r) => setTimeout(r, 10000))]);
+  // An explorer is drawn once it says something and has the files it computes from (its
+  // status says "Loading…" while it fetches them).
   const explorers = [...document.querySelectorAll("[data-explorer]")];
+  const fetches = (el) => el.getAttributeNames().some((a) => /^data-(model|run)/.test(a));
+  const drawn = (el) => !!el.querySelector(".explorer__status:not(:empty)")
+    && (!fetches(el) || "ready" in el.dataset);
   for (const el of explorers) {
     el.scrollIntoView();
-    const drawn = () => el.querySelector(".explorer__status:not(:empty)");
-    for (let i = 0; i < 300 && !drawn(); i++) await frame();
+    for (let i = 0; i < 300 && !drawn(el); i++) await frame();
   }
+  await frame();
   window.scrollTo(0, 0);
   const box = (e) => e.getBoundingClientRect();
   const width = document.documentElement.clientWidth;
@@ -90,6 +95,7 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     "notebook code beside its prompt on a phone": [".jp-InputArea-editor",
       (e) => phone && box(e).width < 0.85 * box(e.closest(".jp-Cell")).width],
     [`figure of the ${other} scheme`]: [`img[src*='#only-${other}']`, () => true],
+    "explorer not drawn": ["[data-explorer]", (e) => !drawn(e)],
     "figure shows none of its images": ["figure:has(img)",
       (f) => ![...f.querySelectorAll("img")].some((i) => i.checkVisibility())],
     "tap target under 24 px": [`[data-explorer] :is(label:has(${controls}),

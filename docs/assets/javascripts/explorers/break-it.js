@@ -192,6 +192,7 @@ export function mount(root) {
     try {
       status.textContent = t.loading;
       intact = await get(intactModels[task]);
+      if (mode.variant) await get(variants[mode.variant].model); // the broken one, cached
     } catch (error) {
       status.textContent = t.failed(error.message || error);
       return;

@@ -15,7 +15,7 @@ export function strings(table) {
 /** fetch(url), failing on an HTTP error as on a network error. */
 export async function fetchOk(url) {
   const response = await fetch(url);
-  if (!response.ok) throw new Error(`HTTP ${response.status}: ${url.pathname}`);
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${new URL(url, location.href).pathname}`);
   return response;
 }
 
