@@ -1,11 +1,11 @@
 """The explorers in Chromium, on the run's build. Each computes what the package computes: the
-attention explorer (Train page) on the build's test vectors and on fresh sequences, and every
-step of its trace of one query (Attention page, same models); the broken models of "Break it
-live"; the positional table; softmax(s * scores); "Watch it learn" at each kept step, the run
-trained again here; Read real text's three on typed text. Each is driven by the keyboard,
-answers bad input in the widget and speaks the page's language; one that fetches a model or a
-run fetches it once in view, not before. Their text, tap targets and width on a phone, and their
-colours in the dark scheme: ``test_pages.py``."""
+attention explorer (Train page) on the build's test vectors and on fresh sequences, and every step
+of its trace of one query (Attention page, same models); the broken models of "Break it live"; the
+positional table; softmax(s * scores); "Watch it learn" at each kept step, the run trained again
+here; Read real text's three on typed text. Each is driven by the keyboard, answers bad input in
+the widget and speaks the page's language; one that fetches a model or a run fetches it once in
+view, not before, and says so when it cannot. Their text, tap targets and width on a phone, and
+their colours in the dark scheme: ``test_pages.py``."""
 
 from __future__ import annotations
 
@@ -600,15 +600,26 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         assert ("not in" if lang == "en" else "不在词表中") in _status(widget)
 
 
+UNLOADED = {  # explorer -> (page, the file it fails to get, English words, Chinese words)
+    "attention": ("train/", "attention-*.safetensors", "The trained weights could not be loaded",
+                  "无法加载训练好的权重"),
+    "learn": ("train/", "learn.json", "The kept steps could not be loaded", "无法加载保存的各步"),
+    "sentiment": ("text/", "sentiment-model.safetensors", "The model could not be loaded",
+                  "模型加载失败"),
+}  # fmt: skip
+
+
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_text_explorer_says_when_its_model_cannot_be_loaded(page, site, problems, lang):
-    page.route("**/*.safetensors", lambda route: route.fulfill(status=404))
-    widget = page.locator("[data-explorer='sentiment']")
-    page.goto(site.url(LANGUAGES[lang] + "text/"))
-    _scroll_to(page, widget, "[data-explorer='sentiment'][data-state='error']")
-    said = {"en": "The model could not be loaded (HTTP 404", "zh": "模型加载失败（HTTP 404"}
-    assert said[lang] in _status(widget)
+@pytest.mark.parametrize("name", UNLOADED)
+def test_an_explorer_says_when_its_files_cannot_be_loaded(page, site, problems, lang, name):
+    path, missing, *said = UNLOADED[name]
+    page.route(f"**/explorers/{missing}", lambda route: route.fulfill(status=404))
+    widget = page.locator(f"[data-explorer='{name}']")
+    page.goto(site.url(LANGUAGES[lang] + path))
+    _scroll_to(page, widget, f"[data-explorer='{name}'][data-state='error']")
+    assert said[lang == "zh"] in _status(widget) and "HTTP 404" in _status(widget)
     assert widget.evaluate("e => e.style.minHeight") == ""  # no placeholder left
     # The 404, its console line and the aborted request: nothing else.
-    assert problems and all("sentiment-model.safetensors" in p or "404" in p for p in problems)
+    file = missing.split("*")[0]
+    assert problems and all(file in p or "404" in p for p in problems), problems
     problems.clear()  # the 404 was the point

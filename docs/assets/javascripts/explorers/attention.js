@@ -435,7 +435,10 @@ export function mount(root) {
       if (!root.dataset.ready) status.textContent = t.loading;
       loaded = await model;
     } catch (error) {
-      if (ticket === pending) status.textContent = t.failed(error.message || error);
+      if (ticket !== pending) return;
+      root.dataset.state = "error";
+      root.style.minHeight = ""; // no placeholder left where nothing will be drawn
+      status.textContent = t.failed(error.message || error);
       return;
     }
     if (ticket !== pending) return; // a newer input is on its way

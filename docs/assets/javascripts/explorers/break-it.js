@@ -194,6 +194,7 @@ export function mount(root) {
       intact = await get(intactModels[task]);
       if (mode.variant) await get(variants[mode.variant].model); // the broken one, cached
     } catch (error) {
+      root.dataset.state = "error";
       status.textContent = t.failed(error.message || error);
       return;
     }

@@ -180,6 +180,7 @@ export function mount(root) {
       .then(start)
       .catch((error) => {
         root.dataset.state = "error";
+        root.style.minHeight = ""; // no placeholder left where nothing will be drawn
         status.textContent = t.failed(error.message || error);
       });
   });
