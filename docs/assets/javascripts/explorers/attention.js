@@ -2,8 +2,8 @@
 // the browser on a sequence the reader types, its maps, and under them the trace of one query
 // (trace.js; the Attention page shows the same explorer for it). The forward pass is the
 // package's, step by step (encoder/transformer_embedding.py, encoder_layer.py, attention.py,
-// training.py), in float64 on the float32 weights the build exported (docs_build/explorers.py model_file).
-// The browser tests compare it with the package's output on exported test vectors.
+// training.py), in float64 on the float32 weights the build exported (docs_build/explorers.py
+// model_file). The browser tests compare it with the package's output on exported test vectors.
 import {
   fetchOk,
   fixed,
