@@ -1,10 +1,10 @@
-// Display formulas, tables, tab labels and notebook cells (mkdocs-jupyter) that scroll sideways
-// can be reached and scrolled by keyboard, as Material does for its own code blocks (axe-core:
-// scrollable-region-focusable). A box is measured when its size changes: when the screen turns,
+// Display formulas, tables, tab labels, printed outputs and notebook cells (mkdocs-jupyter) that
+// scroll sideways can be reached and scrolled by keyboard, as Material does for its own code
+// blocks where it measures them (axe-core: scrollable-region-focusable). A box is measured when its size changes: when the screen turns,
 // and when it is drawn (a block past the first screen is drawn only near the viewport,
 // content-visibility in extra.css, and measures as not scrolling until then).
 const scrolling = [
-  "div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels",
+  "div.arithmatex, .md-typeset__scrollwrap, .tabbed-labels, .language-text pre > code",
   ".jupyter-wrapper :is(.highlight-ipynb, pre, mjx-container[display])",
 ].join(", ");
 const reach = (el) => {
