@@ -3,9 +3,12 @@ every <details> open). Its shown images load, code stays in its box, links and a
 asks no other host (``problems``) and axe-core finds nothing (every rule). A concept page's core
 (article top to ``## Deeper``) fits in 8 screens, with at most 2,000 words of prose shown unfolded.
 Where the scheme changes what is drawn, the toggle to dark shows the dark figures, changes the
-explorers' colours and passes axe's contrast rule. In every view no formula is drawn under 3 px, one
-wider than the screen scrolls in a box, the page does not, the download button is on screen, and no
-text of a figure or an explorer is drawn under 9 px; on the phone, axe's target-size and
+explorers' colours and passes axe's contrast rule. In every view no formula is drawn under 3 px,
+no display formula is wider than its column (but a matrix, which scrolls in its box), one wider than
+the screen scrolls in a box, the page does not, a box that scrolls sideways shows it (a fade), a
+table that scrolls keeps its first column in view, a wrapped line of code does not start at column 0
+(a hanging indent), a printed output does not wrap, the download button is on screen, and no text
+of a figure or an explorer is drawn under 9 px; on the phone, axe's target-size and
 scrollable-region-focusable rules pass and no explorer control (nor a cell of an attention map,
 which takes a tap) nor the download button is under 24 x 24 px. A Chinese page's captions are
 upright (Material's italic is a fake slant in a Chinese font), its table headers break between words
@@ -68,6 +71,23 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     return [...r.getClientRects()].some((l) => l.width > 0 && l.left < b.right
       && l.right > b.left && l.top < b.bottom && l.bottom > b.top);
   };
+  const style = (e, p) => getComputedStyle(e).getPropertyValue(p);
+  // The width of e's content box, or (side "left") where it starts on the screen.
+  const inner = (e, side) => side === "left"
+    ? box(e).left + e.clientLeft + parseFloat(style(e, "padding-left"))
+    : e.clientWidth - parseFloat(style(e, "padding-left")) - parseFloat(style(e, "padding-right"));
+  // The lines e's text is drawn on: {top, left} of each, the left of its first piece of text.
+  const lines = (e, r = document.createRange()) => {
+    r.selectNodeContents(e);
+    const drawn = new Map();
+    for (const l of [...r.getClientRects()].filter((l) => l.width > 0)) {
+      const top = Math.round(l.top);
+      const line = [...drawn.keys()].find((t) => Math.abs(t - top) < 3) ?? top;
+      drawn.set(line, Math.min(drawn.get(line) ?? Infinity, l.left));
+    }
+    return [...drawn].map(([top, left]) => ({ top, left }));
+  };
+  const sourceLines = (e) => e.textContent.split("\\n").filter((l) => l.length > 0).length;
   const small = (e, px) => box(e).width < px || box(e).height < px;
   const drawnSize = (e, m = e instanceof SVGGraphicsElement ? e.getScreenCTM() : { a: 1, b: 0 }) =>
     parseFloat(getComputedStyle(e).fontSize) * Math.hypot(m.a, m.b);
@@ -85,11 +105,39 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     // The outermost elements past the screen's right edge, in no box that scrolls or clips them.
     "the page scrolls sideways": ["body *", (e) => sideways && out(e) && !out(e.parentElement)
       && !above(e, clips) && getComputedStyle(e).position !== "fixed"],
-    "code scrolls sideways in its box, or splits over lines in a table": [
-      ".md-typeset pre > code, .jupyter-wrapper pre, .md-typeset td code",
+    // (What was printed keeps its columns and may scroll, showing it: below.)
+    "code scrolls sideways in its box, or splits over lines in a table": [`.md-typeset pre >
+      code:not(.language-text *), .jupyter-wrapper pre:not(.jp-OutputArea-output *),
+      .md-typeset td code`,
       (e) => !phone && (e.scrollWidth > e.clientWidth + 1 || e.getClientRects().length > 1)],
-    "output breaks inside a word": [".jp-OutputArea-output pre",
-      (e) => getComputedStyle(e).wordBreak === "break-all"],
+    // A display formula fits the column it is in (its TeX broken over lines); only one that
+    // cannot be broken, a matrix (a table of MathML without displaystyle, which aligned and
+    // gathered have), may be wider, in a box that scrolls (and shows it, below).
+    "formula wider than its column": ["mjx-container[display] > svg", (svg) => {
+      const block = svg.closest("div.arithmatex") ?? svg.parentElement;
+      let column = block.parentElement; // the block it is in (a notebook's is in a <span>)
+      while (style(column, "display") === "inline") column = column.parentElement;
+      const matrix = !!block.querySelector("mtable:not([displaystyle])") && above(svg, scrolls);
+      return box(svg).width > inner(column) + 0.5 && !matrix;
+    }],
+    // A box that scrolls sideways shows it: its content fades out at the edge where more lies.
+    "box scrolls sideways and does not show it": ["article *:not([data-explorer] *)", (e) =>
+      scrolls(e) && e.scrollLeft === 0 && !(parseFloat(style(e, "--fade-end")) > 0)],
+    "table scrolls its first column out of view": [".md-typeset__scrollwrap", (w) => {
+      if (!scrolls(w)) return false;
+      w.scrollLeft = w.scrollWidth;
+      const first = w.querySelector("tr > :first-child");
+      const gone = box(first).left < box(w).left - 1;
+      w.scrollLeft = 0;
+      return gone;
+    }],
+    // Code wraps with a hanging indent: a line of the source starts at the box's left edge, what
+    // wraps of it further right. Printed outputs do not wrap: a printed table keeps its columns.
+    "code wraps into column 0": [
+      ".md-typeset pre > code:not(.language-text *), .jp-InputArea-editor pre",
+      (e) => lines(e).filter((l) => l.left < inner(e, "left") + 1).length > sourceLines(e)],
+    "printed output wraps": [".md-typeset .language-text pre > code, .jp-OutputArea-output pre",
+      (e) => lines(e).length > sourceLines(e)],
     "code under its copy button": ["clipboard-copy", (b) => under(b.getBoundingClientRect(),
       b.closest(".jp-InputArea-editor").querySelector("pre"))],
     "notebook code beside its prompt on a phone": [".jp-InputArea-editor",
