@@ -83,12 +83,17 @@ def token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
     """Fraction of the real (not IGNORE) positions whose highest score is the target.
+    A batch with no real position has no accuracy: ValueError.
 
     Shape:
         logits: (B, T, C), targets: (B, T)  ->  float
     """
     _check_scores(logits, targets)
     real = targets != IGNORE
+    if not real.any():  # the mean of nothing would be NaN
+        raise ValueError(
+            f"targets has no real position: all {targets.numel()} are IGNORE"
+        )
     return (logits.argmax(-1) == targets)[real].float().mean().item()
 
 
