@@ -10,7 +10,8 @@ variant, as built); an explorer becomes a link to it on the page. The page shows
 beside its title (``overrides/partials/notebook.html``, from ``page.meta["notebook"]``) and, when
 ``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
 and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
-A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``notebook_for`` decides.
+A notebook page (mkdocs-jupyter) offers its own notebook the same way, its links to the site made
+whole (``site_links``); ``notebook_for`` decides.
 What a page's code needs beyond the package (its data), its front matter names, and the set-up
 cell installs it as the site's build has it (``installs``).
 """

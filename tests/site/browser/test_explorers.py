@@ -427,7 +427,7 @@ def test_scale_explorer_sharpens_the_softmax(page, site, lang):
         assert (k, round(float(top[:k].sum()), 2)) == held
         said = {
             "en": f"{k} keys share {held[1]:.2f}" if k > 1 else f"one key takes {held[1]:.2f}",
-            "zh": f"{k} 个键分享 {held[1]:.2f}" if k > 1 else f"一个键拿走 {held[1]:.2f}",
+            "zh": f"有 {k} 个键分享 {held[1]:.2f}" if k > 1 else f"一个键拿走 {held[1]:.2f}",
         }[lang]
         assert said in _status(widget), _status(widget)
 

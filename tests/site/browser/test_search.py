@@ -32,7 +32,7 @@ QUERIES = {
         ("encoder layer", "encoder-layer/"),  # not the home page, whose words hold both
     ],
 }
-MAX_RESULT = 240  # px of one result at 1280 x 900: a title and two blocks of three lines
+MAX_RESULT = 260  # px of one result at 1280 x 900: a title and two blocks of three lines
 # Each result's page (without its section), in order; the first page's marked words and
 # "Missing:" words (of the page itself: a section of it may lack a word); every snippet's text.
 RESULTS = """() => {
