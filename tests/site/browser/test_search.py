@@ -18,7 +18,6 @@ QUERIES = {
         ("多头注意力", "zh/attention/"),
         ("前馈", "zh/feed-forward/"),
         ("词嵌入", "zh/token-embedding/"),
-        ("编码器层", "zh/encoder-layer/"),
         ("layer norm", "zh/layer-norm/"),  # a concept page's English name is its tag
         ("attention", "zh/attention/"),
     ],
