@@ -66,8 +66,9 @@ class FenceRunner(DefaultRunner):
     def runtest(self, test, args) -> None:
         path, line = test.source_path, test.start_line
         page, fence = python_fences(path), fence_at(path, line)
-        if fences.INCLUDE.match(fence.code.strip()):
-            shown, namespace = fences.include(fence.code)
+        included = fences.include(fence.code)
+        if included:
+            shown, namespace = included
             exec(compile(shown, f"{path}:{line}", "exec"), namespace)
             return
         if fence.options.get("exec") != "on":

@@ -7,8 +7,9 @@ pages' joined lines; ``expand`` puts a page's ``--8<--`` snippets in place, as t
 Under pytest, every python fence of a page is a test item of pytest-markdown-docs, which the
 runner of ``conftest.py`` runs: a markdown-exec fence (```` ```python exec="on" session="pe" ````)
 in its session's namespace on its page, after the session's earlier fences, as markdown-exec
-would; an include fence (``--8<-- "encoder/positional.py:pe"``) as the section it shows, in a copy
-of its module's namespace; any other python fence (README.md's) on its own.
+would; an include fence (``--8<-- "encoder/positional.py:pe"``, or a class's line and its core
+indented under it) as the code it shows, in a copy of its module's namespace; any other python
+fence (README.md's) on its own.
 
 What a markdown-exec fence printed, and the site files it wrote (``figures.save``,
 ``figures.write``), go to the cache (``docs_build.cache``), keyed by the package, the session
@@ -107,11 +108,16 @@ def expand(text: str, settings: dict = SNIPPETS) -> str:
     return "\n".join(md.preprocessors["snippet"].run(text.splitlines()))
 
 
-def include(line: str) -> tuple[str, dict]:
-    """The code an include fence shows, and a copy of its module's namespace to run it in."""
-    match = INCLUDE.match(line.strip())
-    module = importlib.import_module(match["path"].removesuffix(".py").replace("/", "."))
-    return expand(line.strip()), dict(vars(module))
+def include(code: str) -> tuple[str, dict] | None:
+    """The code an include fence shows, and a copy of its module's namespace to run it in; None
+    for a fence that is not one. Its lines are ``--8<--`` lines of one module: a class's line,
+    then a section of its body indented under it (its core, without the docstring)."""
+    lines = textwrap.dedent(code).strip("\n").split("\n")
+    matches = [INCLUDE.match(line.strip()) for line in lines]
+    if not all(matches) or len({m["path"] for m in matches}) != 1:
+        return None
+    module = importlib.import_module(matches[0]["path"].removesuffix(".py").replace("/", "."))
+    return expand("\n".join(lines)), dict(vars(module))
 
 
 def normalize(code: str) -> str:

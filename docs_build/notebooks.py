@@ -10,7 +10,8 @@ variant, as built); an explorer becomes a link to it on the page. The page shows
 beside its title (``overrides/partials/notebook.html``, from ``page.meta["notebook"]``) and, when
 ``repo_url`` is a GitHub repository, an "Open in Colab" button: Colab opens notebooks from GitHub,
 and the Pages workflow pushes the built notebooks to the repository's ``notebooks`` branch.
-A notebook page (mkdocs-jupyter) offers its own notebook the same way; ``notebook_for`` decides.
+A notebook page (mkdocs-jupyter) offers its own notebook the same way, its links to the site made
+whole (``site_links``); ``notebook_for`` decides.
 What a page's code needs beyond the package (its data), its front matter names, and the set-up
 cell installs it as the site's build has it (``installs``).
 """
@@ -231,12 +232,30 @@ def colab_url(page, name: str | None, config) -> str | None:
 def write(page, config) -> None:
     """Write a Markdown page's notebook beside the page. Every page's fences have run by now
     (MkDocs renders every page before it writes any), and their figures are in the site, to be
-    embedded. mkdocs-jupyter copies a notebook page's own notebook."""
+    embedded. mkdocs-jupyter copies a notebook page's own notebook (before this, in its own
+    ``on_post_page``), whose links to the site this points at the site's address."""
     name = page.meta.get("notebook")
-    if name and not page.file.src_uri.endswith(".ipynb"):
-        site_dir = Path(config.site_dir)
-        path = site_dir / posixpath.dirname(page.file.dest_uri) / name
+    site_dir = Path(config.site_dir)
+    path = site_dir / posixpath.dirname(page.file.dest_uri) / (name or "")
+    if name and page.file.src_uri.endswith(".ipynb") and path.is_file():
+        path.write_text(site_links(path.read_text(encoding="utf-8"), page, config), "utf-8")
+    elif name and not page.file.src_uri.endswith(".ipynb"):
         path.parent.mkdir(parents=True, exist_ok=True)  # MkDocs writes the page after this
         # Each cell's source one string, not nbformat's list of lines: tests/site/test_notebooks.py
         # compares it with the page's fences.
         nbformat.write(notebook(page, config, site_dir), path, split_lines=False)
+
+
+RELATIVE = re.compile(r"\]\((?P<target>(?![a-z][a-z0-9+.-]*:)[^)\s]+)\)")  # no scheme
+
+
+def site_links(text: str, page, config) -> str:
+    """A notebook page's notebook (its JSON ``text``) with the links of its markdown cells that
+    are relative to the page (``../../positional-encoding/``) made whole with the site's address,
+    as a Markdown page's notebook has them: they lead somewhere in a download or in Colab."""
+    notebook = nbformat.reads(text, as_version=4)
+    here = urljoin(config.site_url or "/", page.url)
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            cell.source = RELATIVE.sub(lambda m: f"]({urljoin(here, m['target'])})", cell.source)
+    return nbformat.writes(notebook) + "\n"

@@ -102,7 +102,9 @@ def _check_mha_inputs(
 
 
 # --8<-- [start:mha]
+# --8<-- [start:mha_class]
 class MultiHeadAttention(nn.Module):
+    # --8<-- [end:mha_class]
     """n_head attentions in parallel, each on its own d_model / n_head slice.
 
     W^Q, W^K and W^V are stacked in one (3 d_model, d_model) projection, as in
@@ -122,6 +124,7 @@ class MultiHeadAttention(nn.Module):
         -> (B, Tq, d_model), and with need_weights=True also weights (B, n_head, Tq, Tk)
     """
 
+    # --8<-- [start:mha_core]
     def __init__(self, d_model: int, n_head: int, dropout: float = 0.0) -> None:
         super().__init__()
         _check_mha_args(d_model, n_head, dropout)
@@ -183,6 +186,8 @@ class MultiHeadAttention(nn.Module):
         out = out.transpose(1, 2).reshape(B, Tq, self.d_model)
         out = self.out_proj(out)  # (B, Tq, d_model)
         return (out, weights) if need_weights else out
+
+    # --8<-- [end:mha_core]
 
     # --8<-- [end:mha]
 

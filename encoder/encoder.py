@@ -25,7 +25,9 @@ def _check_inputs(
 
 
 # --8<-- [start:encoder]
+# --8<-- [start:encoder_class]
 class Encoder(nn.Module):
+    # --8<-- [end:encoder_class]
     """Token ids in, one contextual d_model-wide vector per token out.
 
     Padding tokens (``padding_idx``) are masked out as keys, so they never change the
@@ -55,6 +57,7 @@ class Encoder(nn.Module):
         -> (B, T, d_model)
     """
 
+    # --8<-- [start:encoder_core]
     def __init__(
         self,
         vocab_size: int,
@@ -90,6 +93,8 @@ class Encoder(nn.Module):
         for layer in self.layers:
             x = layer(x, mask)  # (B, T, d_model)
         return self.norm(x)
+
+    # --8<-- [end:encoder_core]
 
 
 # --8<-- [end:encoder]

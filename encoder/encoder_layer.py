@@ -25,7 +25,9 @@ def _check_layer_inputs(
 
 
 # --8<-- [start:layer]
+# --8<-- [start:layer_class]
 class EncoderLayer(nn.Module):
+    # --8<-- [end:layer_class]
     """Self-attention, then feed-forward; each sub-layer has a residual connection.
 
     Post-norm (the paper, the posts, and PyTorch's default): x = norm(x + sublayer(x)).
@@ -46,6 +48,7 @@ class EncoderLayer(nn.Module):
         -> (B, T, d_model)
     """
 
+    # --8<-- [start:layer_core]
     def __init__(
         self,
         d_model: int,
@@ -82,6 +85,8 @@ class EncoderLayer(nn.Module):
 
     def _ff_block(self, x: torch.Tensor) -> torch.Tensor:
         return self.dropout2(self.ff(x))
+
+    # --8<-- [end:layer_core]
 
     # --8<-- [end:layer]
 

@@ -19,7 +19,9 @@ def _check_input(self: PositionwiseFeedForward, x: torch.Tensor) -> None:
 
 
 # --8<-- [start:ffn]
+# --8<-- [start:ffn_class]
 class PositionwiseFeedForward(nn.Module):
+    # --8<-- [end:ffn_class]
     """FFN(x) = max(0, x W_1 + b_1) W_2 + b_2, applied to each position independently.
 
     Args:
@@ -32,6 +34,7 @@ class PositionwiseFeedForward(nn.Module):
         x: (..., d_model)  ->  (..., d_model)
     """
 
+    # --8<-- [start:ffn_core]
     def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
         super().__init__()
         _check_args(d_model, d_ff, dropout)
@@ -47,6 +50,8 @@ class PositionwiseFeedForward(nn.Module):
         # backward an extra copy.
         h = F.relu(h, inplace=not h.requires_grad)
         return self.linear2(self.dropout(h))  # (..., d_model)
+
+    # --8<-- [end:ffn_core]
 
 
 # --8<-- [end:ffn]

@@ -52,7 +52,9 @@ def _check_input(self: LayerNorm, x: torch.Tensor) -> None:
 
 
 # --8<-- [start:layernorm]
+# --8<-- [start:layernorm_class]
 class LayerNorm(nn.Module):
+    # --8<-- [end:layernorm_class]
     """Learned gamma and beta around ``layer_norm``, over the last dimension.
 
     Every position is normalised over its own d_model features, whatever the batch or
@@ -67,6 +69,7 @@ class LayerNorm(nn.Module):
         x: (..., d_model)  ->  (..., d_model)
     """
 
+    # --8<-- [start:layernorm_core]
     def __init__(self, d_model: int, eps: float = 1e-5) -> None:
         super().__init__()
         _check_args(d_model, eps)
@@ -78,6 +81,8 @@ class LayerNorm(nn.Module):
     @_checks.checked_by(_check_input)
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return F.layer_norm(x, (self.d_model,), self.gamma, self.beta, self.eps)
+
+    # --8<-- [end:layernorm_core]
 
     # --8<-- [end:layernorm]
 

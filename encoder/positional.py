@@ -71,7 +71,9 @@ def _rebuild_table(module: PositionalEncoding, incompatible_keys: object) -> Non
 
 
 # --8<-- [start:pe]
+# --8<-- [start:pe_class]
 class PositionalEncoding(nn.Module):
+    # --8<-- [end:pe_class]
     """Adds the sinusoidal table to a batch of embeddings, then applies dropout.
 
     The table is a buffer that is not saved: it follows ``.to(device)`` and ``.half()``
@@ -88,6 +90,7 @@ class PositionalEncoding(nn.Module):
         x: (B, T, d_model) with T <= max_len  ->  (B, T, d_model), same dtype as x.
     """
 
+    # --8<-- [start:pe_core]
     def __init__(self, d_model: int, max_len: int = 5000, dropout: float = 0.1) -> None:
         super().__init__()
         _check_args(d_model, max_len, dropout)
@@ -109,6 +112,8 @@ class PositionalEncoding(nn.Module):
         T = x.size(1)
         # Cast the table to x's dtype so an fp16 batch stays fp16.
         return self.dropout(x + self.pe[:T].to(x.dtype))  # (B, T, d) + (T, d)
+
+    # --8<-- [end:pe_core]
 
 
 # --8<-- [end:pe]

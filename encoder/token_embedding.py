@@ -56,7 +56,9 @@ def _check_pretrained(embeddings: torch.Tensor, freeze: bool) -> None:
 
 
 # --8<-- [start:token]
+# --8<-- [start:token_class]
 class TokenEmbedding(nn.Embedding):
+    # --8<-- [end:token_class]
     """Looks up one d_model-wide row of a (vocab_size, d_model) matrix per token id.
 
     Args:
@@ -72,6 +74,7 @@ class TokenEmbedding(nn.Embedding):
         ids: (B, T) integer tensor  ->  (B, T, d_model)
     """
 
+    # --8<-- [start:token_core]
     def __init__(
         self,
         vocab_size: int,
@@ -90,6 +93,8 @@ class TokenEmbedding(nn.Embedding):
     @_checks.checked_by(_check_ids)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return super().forward(ids) * self.scale  # (B, T, d_model)
+
+    # --8<-- [end:token_core]
 
     @classmethod
     def from_pretrained(

@@ -83,11 +83,12 @@ def token_loss(logits: torch.Tensor, targets: torch.Tensor) -> torch.Tensor:
 
 def token_accuracy(logits: torch.Tensor, targets: torch.Tensor) -> float:
     """Fraction of the real (not IGNORE) positions whose highest score is the target.
+    A batch with no real position has no accuracy: ValueError.
 
     Shape:
         logits: (B, T, C), targets: (B, T)  ->  float
     """
-    _check_scores(logits, targets)
+    _check_accuracy_args(logits, targets)
     real = targets != IGNORE
     return (logits.argmax(-1) == targets)[real].float().mean().item()
 
@@ -102,6 +103,14 @@ def _check_scores(logits: torch.Tensor, targets: torch.Tensor) -> None:
         raise ValueError(
             f"logits (B, T, C) and targets (B, T) must share B and T, got "
             f"{tuple(logits.shape)} and {tuple(targets.shape)}"
+        )
+
+
+def _check_accuracy_args(logits: torch.Tensor, targets: torch.Tensor) -> None:
+    _check_scores(logits, targets)
+    if not (targets != IGNORE).any():  # the mean over no position would be NaN
+        raise ValueError(
+            f"targets has no real position: all {targets.numel()} are IGNORE"
         )
 
 

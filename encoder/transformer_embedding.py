@@ -17,7 +17,9 @@ def check_embedding_input(self: TransformerEmbedding, ids: torch.Tensor) -> None
 
 
 # --8<-- [start:embedding]
+# --8<-- [start:embedding_class]
 class TransformerEmbedding(nn.Module):
+    # --8<-- [end:embedding_class]
     """What the first encoder layer sees: scaled token vectors plus positions,
     with dropout.
 
@@ -33,6 +35,7 @@ class TransformerEmbedding(nn.Module):
         ids: (B, T) integer tensor with T <= max_len  ->  (B, T, d_model)
     """
 
+    # --8<-- [start:embedding_core]
     def __init__(
         self,
         vocab_size: int,
@@ -50,6 +53,8 @@ class TransformerEmbedding(nn.Module):
     @_checks.checked_by(check_embedding_input)
     def forward(self, ids: torch.Tensor) -> torch.Tensor:
         return self.position(self.token(ids))  # (B, T) -> (B, T, d) -> (B, T, d)
+
+    # --8<-- [end:embedding_core]
 
 
 # --8<-- [end:embedding]

@@ -263,6 +263,7 @@ CASES = [
     ("token_loss", "targets", lambda: token_loss(x(2, 5, 3), ids(2, 4)), ValueError, r"share B and T, got \(2, 5, 3\) and \(2, 4\)"),
     ("token_accuracy", "logits", lambda: token_accuracy(x(2, 5), ids()), ValueError, r"logits must have shape \(B, T, C\), got \(2, 5\)"),
     ("token_accuracy", "targets", lambda: token_accuracy(x(2, 5, 3), x(2, 5)), TypeError, r"targets must be int64 or int32 token ids, got torch\.float32"),
+    ("token_accuracy", "targets", lambda: token_accuracy(x(2, 5, 3), torch.full((2, 5), -100)), ValueError, "targets has no real position: all 10 are IGNORE"),
     ("lr_factor", "step", lambda: lr_factor(0, 10), ValueError, "step must be >= 1, got 0"),
     ("lr_factor", "warmup", lambda: lr_factor(1, -1), ValueError, "warmup must be >= 0, got -1"),
     ("train", "model", lambda: train(enc(), SORT, steps=1), TypeError, "model must be a TokenClassifier, got Encoder"),

@@ -16,8 +16,8 @@ from support import finishes_within
 
 from encoder import Encoder
 from encoder.experiments import attention_maps, remove_score_scaling
-from encoder.tasks import Task
-from encoder.training import TokenClassifier, evaluate, token_loss, train
+from encoder.tasks import IGNORE, Task
+from encoder.training import TokenClassifier, evaluate, token_accuracy, token_loss, train
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -80,6 +80,16 @@ def test_int32_targets_give_the_int64_loss():
     torch.testing.assert_close(
         token_loss(logits, targets.int()), token_loss(logits, targets), rtol=0, atol=0
     )
+
+
+def test_token_accuracy_of_a_batch_with_no_real_position_raises():
+    """The mean over no position would be NaN: an error that names the cause instead."""
+    logits = torch.randn(2, 3, 4)
+    with pytest.raises(ValueError, match="no real position: all 6 are IGNORE"):
+        token_accuracy(logits, torch.full((2, 3), IGNORE))
+    one_real = torch.full((2, 3), IGNORE)
+    one_real[1, 2] = int(logits[1, 2].argmax())
+    assert token_accuracy(logits, one_real) == 1.0  # one real position is enough
 
 
 # --- 4. attention maps without dropout ------------------------------------------------------------

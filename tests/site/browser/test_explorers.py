@@ -315,12 +315,59 @@ def test_positional_encoding_explorer_shows_the_package_table(page, site, lang):
     # Bad input: a message in the widget, no drawing left over, and it recovers.
     for field, value, message, good in (
         (fields.nth(0), "500", "d_model", "48"),
-        (fields.nth(2), "4 99", "0 to 47" if lang == "en" else "0 到 47", "4 5"),
+        (fields.nth(2), "4 x", "0 to 255" if lang == "en" else "0 到 255", "4 5 24"),
     ):
         _enter(widget, value, "error", message, field)
         assert widget.locator("svg").count() == 0
         _enter(widget, good, field=field)
     assert widget.locator("svg[role=img]").count() == 3
+
+    # d_model down to 16 under the chosen dimension 24: still drawn, 24 drawn as 15, and said.
+    says = "24 is past d_model − 1 = 15" if lang == "en" else "维度 24 超出 d_model − 1 = 15"
+    _enter(widget, "16", "ok", says, fields.nth(0))
+    assert _js(widget, "state")["dims"] == [4, 5, 15] and len(_js(widget, "table")[0]) == 16
+    assert widget.locator("svg[role=img]").count() == 3
+    _enter(widget, "128", "ok", field=fields.nth(0))  # the reader's 24 comes back with d_model
+    assert _js(widget, "state")["dims"] == [4, 5, 24] and "24 " not in _status(widget)
+
+
+# Scroll the explorer's controls just under the header from below, as a reader scrolling back
+# up to them does (Material shows its back-to-top button there on a scroll up, navigation.top),
+# then list the points across each control that something else covers.
+COVERED = """async (el) => {
+  const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+  const controls = el.querySelector(".explorer__controls");
+  const header = document.querySelector(".md-header").getBoundingClientRect().bottom;
+  const y = controls.getBoundingClientRect().top + scrollY - header - 4;
+  scrollTo(0, y + 600);
+  await frame();
+  for (let i = 0; i < 12; i++) {
+    scrollBy(0, -50);
+    await frame();
+  }
+  await new Promise((r) => setTimeout(r, 600)); // past Material's transitions
+  const covered = [];
+  for (const c of controls.querySelectorAll("input, button, label")) {
+    const b = c.getBoundingClientRect();
+    if (b.top < header || b.bottom > innerHeight) continue;
+    for (const f of [0.1, 0.3, 0.5, 0.7, 0.9]) {
+      const hit = document.elementFromPoint(b.left + f * b.width, b.top + b.height / 2);
+      if (c.contains(hit) || hit?.contains(c)) continue; // the control, or the box it is in
+      covered.push(`${c.tagName} under ${hit?.outerHTML.slice(0, 80)}`);
+    }
+  }
+  return covered;
+}"""
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_nothing_covers_an_explorer_the_reader_scrolls_back_to(phone, site, problems, lang):
+    phone.goto(site.url(LANGUAGES[lang] + "positional-encoding/"))
+    widget = phone.locator("[data-explorer='positional-encoding']")
+    widget.scroll_into_view_if_needed()
+    expect(widget).to_have_attribute("data-state", "ok")
+    assert widget.evaluate(COVERED) == []
+    assert problems == []
 
 
 # --- the scale explorer -----------------------------------------------------------------------
@@ -367,6 +414,22 @@ def test_scale_explorer_sharpens_the_softmax(page, site, lang):
     page.keyboard.press("Tab")  # from "divide" (just checked) to "New scores"
     page.keyboard.press("Enter")
     assert not np.allclose(_js(widget, "scores"), scores)
+
+    # What the sentence says of s = 32 is read off the weights there: three close scores share
+    # them (0.60, 0.31, 0.09), one far ahead takes them.
+    for z, held in (
+        ([1.8, 1.78, 1.74, 0.3, -0.2, 0.1, -1.0, 0.5, -0.4, 0.0], (2, 0.91)),
+        ([2.5, 1.2, 0.9, 0.3, -0.2, 0.1, -1.0, 0.5, -0.4, 0.0], (1, 1.00)),
+    ):
+        _js(widget, "use", z)
+        top = np.sort(_softmax(32 * np.array(z)))[::-1]
+        k = int(np.argmax(np.cumsum(top) >= 0.9)) + 1
+        assert (k, round(float(top[:k].sum()), 2)) == held
+        said = {
+            "en": f"{k} keys share {held[1]:.2f}" if k > 1 else f"one key takes {held[1]:.2f}",
+            "zh": f"有 {k} 个键分享 {held[1]:.2f}" if k > 1 else f"一个键拿走 {held[1]:.2f}",
+        }[lang]
+        assert said in _status(widget), _status(widget)
 
 
 # --- Break it live ----------------------------------------------------------------------------

@@ -25,8 +25,13 @@ QUERIES = {
         ("layer norm", "layer-norm/"),
         ("positional encoding", "positional-encoding/"),
         ("attention", "attention/"),
+        ("token embedding", "token-embedding/"),
+        ("transformer embedding", "transformer-embedding/"),
+        ("feed forward", "feed-forward/"),
+        ("encoder layer", "encoder-layer/"),  # not the home page, whose words hold both
     ],
 }
+MAX_RESULT = 260  # px of one result at 1280 x 900: a title and two blocks of three lines
 # Each result's page (without its section), in order; the first page's marked words and
 # "Missing:" words (of the page itself: a section of it may lack a word); every snippet's text.
 RESULTS = """() => {
@@ -37,6 +42,8 @@ RESULTS = """() => {
     marked: first ? [...first.querySelectorAll('mark')].map(m => m.textContent) : [],
     missing: first ? [...first.querySelectorAll('del')].map(m => m.textContent) : [],
     snippets: [...document.querySelectorAll('.md-search-result__article')].map(a => a.innerText),
+    tallest: Math.max(...[...document.querySelectorAll('.md-search-result__article')]
+      .map(a => a.getBoundingClientRect().height)),
   };
 }"""
 
@@ -77,4 +84,6 @@ def test_search_finds_the_page_a_query_names(site, page, problems, home):
         tex = re.compile(r"Copied!|已复制|\\[()\[\]]|\$\$")
         leaked = [s[:80] for s in found["snippets"] if tex.search(s)]
         assert leaked == [], f"searching {query!r}: snippets with TeX or button labels: {leaked}"
+        # A result shows a few lines of its section, not all its code: several fit a screen.
+        assert found["tallest"] <= MAX_RESULT, f"searching {query!r}: {found['tallest']} px"
     assert problems == []

@@ -29,7 +29,9 @@ const TEXT = {
     value: "value",
     dim: (i) => `dimension ${i}: ${i % 2 ? "cos" : "sin"} of pair k = ${Math.floor(i / 2)}`,
     badInt: (name, lo, hi) => `${name} must be a whole number from ${lo} to ${hi}.`,
-    badDims: (d) => `Dimensions must be whole numbers from 0 to ${d - 1}, at most 4 of them.`,
+    badDims: (max) => `Dimensions must be whole numbers from 0 to ${max}, at most 4 of them.`,
+    clamped: (past, d) =>
+      ` Dimension ${past.join(", ")} is past d_model − 1 = ${d - 1}: ${d - 1} is drawn instead.`,
     cleared: " Nothing is drawn until the input is valid.",
     ok: (n, d) =>
       `${n} position${n === 1 ? "" : "s"}, d_model = ${d}: ` +
@@ -58,7 +60,8 @@ const TEXT = {
     value: "值",
     dim: (i) => `第 ${i} 维：第 k = ${Math.floor(i / 2)} 对的 ${i % 2 ? "cos" : "sin"}`,
     badInt: (name, lo, hi) => `${name} 必须是 ${lo} 到 ${hi} 之间的整数。`,
-    badDims: (d) => `维度必须是 0 到 ${d - 1} 之间的整数，最多 4 个。`,
+    badDims: (max) => `维度必须是 0 到 ${max} 之间的整数，最多 4 个。`,
+    clamped: (past, d) => `维度 ${past.join("、")} 超出 d_model − 1 = ${d - 1}：改画第 ${d - 1} 维。`,
     cleared: "输入有效之前不绘制任何图。",
     ok: (n, d) => `${n} 个位置，d_model = ${d}：${d / 2} 对，k = 0 … ${d / 2 - 1}。`,
     odd: (n, d) => `${n} 个位置，d_model = ${d}（奇数：最后一列只有正弦）。`,
@@ -67,7 +70,7 @@ const TEXT = {
 
 const LIMITS = { d: [2, 256], n: [2, 100] };
 // The page's table: 64 positions, d_model = 128 (its heat map under "Deeper").
-const DEFAULTS = { d: 128, n: 64, dims: [4, 5, 24], p: 10 };
+const DEFAULTS = { d: 128, n: 64, dims: [4, 5, 24], p: 10, past: [] };
 
 function integer(text, [lo, hi]) {
   const value = Number(String(text).trim());
@@ -206,9 +209,15 @@ export function mount(root) {
     const p = integer(pInput.value, [0, n - 2]);
     if (p === null) return t.badInt("p", 0, n - 2);
     const words = dimsInput.value.split(/[\s,]+/).filter(Boolean);
-    const dims = words.map((w) => integer(w, [0, d - 1]));
-    if (!words.length || words.length > 4 || dims.includes(null)) return t.badDims(d);
-    Object.assign(state, { d, n, p, dims });
+    const typed = words.map((w) => integer(w, [0, LIMITS.d[1] - 1]));
+    if (!words.length || words.length > 4 || typed.includes(null)) {
+      return t.badDims(LIMITS.d[1] - 1);
+    }
+    // A dimension past the table's last (d_model went down under it) is drawn as the last one,
+    // and the status says so: the drawing stays, and the reader's choice comes back with d_model.
+    const past = typed.filter((i) => i >= d);
+    const dims = [...new Set(typed.map((i) => Math.min(i, d - 1)))];
+    Object.assign(state, { d, n, p, dims, past });
     return null;
   }
 
@@ -224,8 +233,9 @@ export function mount(root) {
       dots = { p0: [], p: [] };
       return;
     }
-    const { d, n, p, dims } = state;
-    status.textContent = d % 2 ? t.odd(n, d) : t.ok(n, d);
+    const { d, n, p, dims, past } = state;
+    const clamped = past.length ? t.clamped(past, d) : "";
+    status.textContent = (d % 2 ? t.odd(n, d) : t.ok(n, d)) + clamped;
     table = sinusoidalTable(n, d);
     const dot = (a, b) => table[a].reduce((acc, v, i) => acc + v * table[b][i], 0);
     const span = n - 1 - p; // offsets m with p + m < n

@@ -3,7 +3,8 @@
 // the scores of unit-variance q and k of width d_k spread like √d_k·z, so s = √d_k; with
 // it, s = 1 at every d_k. The reader picks d_k among powers of two and whether to divide.
 // A second panel plots the size of the softmax's Jacobian against s for the same scores:
-// it is not monotone (it rises from the uniform softmax, peaks, then vanishes).
+// it is not monotone (it rises from the uniform softmax, peaks, then vanishes). What the
+// sentence says of s = 32 it reads off the weights there: how many keys hold 90 % of them.
 import { choice, fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
 import { linePlot, plotWidth } from "./plot.js";
 
@@ -19,10 +20,12 @@ const TEXT = {
     stats: (top, ent, jac) =>
       `Largest weight ${top}, entropy ${ent} (at most 2.30, all keys equal), ` +
       `size of the softmax's Jacobian ‖J‖ = ${jac}.`,
-    shape: (j0, peak, sPeak, j32) =>
+    shape: (j0, peak, sPeak, j32, held) =>
       `For these scores ‖J‖ is not monotone in s: ${j0} when all keys are equal (s → 0), ` +
       `up to ${peak} at s = ${sPeak}, then down ` +
-      `to ${j32} at s = 32 (d_k = 1024, not divided), as one key takes nearly all of it.`,
+      `to ${j32} at s = 32 (d_k = 1024, not divided), where ${held}.`,
+    held: (k, share) =>
+      k === 1 ? `one key takes ${share} of the weight` : `${k} keys share ${share} of the weight`,
     falls: (j0, j32) =>
       `For these scores ‖J‖ only falls as s grows: ${j0} when all keys are equal (s → 0), ` +
       `${j32} at s = 32. Other scores make it rise first: try new scores.`,
@@ -48,9 +51,11 @@ const TEXT = {
         : `d_k = ${dk}，不做除法：s = √d_k = ${sc}。`,
     stats: (top, ent, jac) =>
       `最大权重 ${top}，熵 ${ent}（最大为 2.30，即所有键相等时），softmax 雅可比矩阵的大小 ‖J‖ = ${jac}。`,
-    shape: (j0, peak, sPeak, j32) =>
+    shape: (j0, peak, sPeak, j32, held) =>
       `对这组分数，‖J‖ 随 s 并不单调：所有键相等时（s → 0）为 ${j0}，在 s = ${sPeak} 处升到 ${peak}` +
-      `，之后在 s = 32（d_k = 1024，不做除法）降到 ${j32}，一个键几乎拿走全部权重。`,
+      `，之后在 s = 32（d_k = 1024，不做除法）降到 ${j32}，此时${held}。`,
+    held: (k, share) =>
+      k === 1 ? `一个键拿走 ${share} 的权重` : `有 ${k} 个键分享 ${share} 的权重`,
     falls: (j0, j32) =>
       `对这组分数，‖J‖ 随 s 增大只下降：所有键相等时（s → 0）为 ${j0}，s = 32 时为 ${j32}。` +
       "换一组分数，它往往先升后降。",
@@ -93,7 +98,16 @@ export function summary(p) {
   return { top: Math.max(...p), entropy, jacobian: Math.sqrt(frob) };
 }
 
-/** ‖J‖ at s = 0, its largest value on the curve (and where), and at s = 32. */
+/** How many of the largest weights hold 90 % of them, and their share. */
+export function held(p) {
+  const sorted = [...p].sort((a, b) => b - a);
+  let [k, share] = [0, 0];
+  while (share < 0.9) share += sorted[k++];
+  return { k, share };
+}
+
+/** ‖J‖ at s = 0, its largest value on the curve (and where), and at s = 32, with how many
+ * keys hold the weight there. */
 export function jacobianShape(scores) {
   const at = (sc) => summary(softmax(scores.map((z) => sc * z))).jacobian;
   const logs = Array.from(
@@ -102,7 +116,9 @@ export function jacobianShape(scores) {
   );
   const values = logs.map((l) => at(2 ** l));
   const best = values.indexOf(Math.max(...values));
-  return { logs, values, j0: at(0), peak: values[best], sPeak: 2 ** logs[best], j32: at(32) };
+  const { k, share } = held(softmax(scores.map((z) => 32 * z)));
+  return { logs, values, j0: at(0), peak: values[best], sPeak: 2 ** logs[best], j32: at(32), k,
+           share }; // prettier-ignore
 }
 
 export function mount(root) {
@@ -204,7 +220,8 @@ export function mount(root) {
       t.stats(fixed(top), fixed(entropy), fixed(jacobian)) +
       " " +
       (rises
-        ? t.shape(fixed(shape.j0), fixed(shape.peak), fixed(shape.sPeak, 1), fixed(shape.j32, 3))
+        ? t.shape(fixed(shape.j0), fixed(shape.peak), fixed(shape.sPeak, 1), fixed(shape.j32, 3),
+                  t.held(shape.k, fixed(shape.share))) // prettier-ignore
         : t.falls(fixed(shape.j0), fixed(shape.j32, 3)));
     const W = plotWidth(chart);
     drawnWidth = W;
@@ -241,16 +258,17 @@ export function mount(root) {
     state.divided = divide.checked;
     render();
   });
-  redraw.addEventListener("click", () => {
-    state.scores = draw();
-    shape = jacobianShape(state.scores);
-    render();
-  });
+  redraw.addEventListener("click", () => use(draw()));
   new ResizeObserver(() => {
     if (Math.abs(plotWidth(chart) - drawnWidth) > 8) render();
   }).observe(chart);
   // For the browser tests: the scores, d_k, the scale and the weights on show, and the
-  // Jacobian's curve.
-  root.explorer = { scores: () => [...state.scores], dk, scale, weights, shape: () => shape };
+  // Jacobian's curve; use(scores) draws the reader's own scores.
+  const use = (scores) => {
+    state.scores = [...scores];
+    shape = jacobianShape(state.scores);
+    render();
+  };
+  root.explorer = { scores: () => [...state.scores], dk, scale, weights, shape: () => shape, use };
   render();
 }
