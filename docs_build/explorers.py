@@ -352,8 +352,8 @@ def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: st
                         candidate: str) -> str:  # fmt: skip
     """Fill the blank: the model, its words, and the package's TOP guesses (ids and
     probabilities, the special tokens left out) at the blank of ``start`` and BLANK_INPUTS, read
-    in the window of the model's max_len around the blank; ``candidate``'s rank among the guesses
-    (1 = the best), the word the explorer ranks first."""
+    in the window of the model's max_len around the blank, and the rank (1 = the best) of each of
+    CANDIDATES there; ``candidate``: the word the explorer's second box starts with."""
     size, tests = model.encoder.embedding.position.max_len, []
     for text in [start, *BLANK_INPUTS]:
         ids = blank_ids(text, vocab, size)
