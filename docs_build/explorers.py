@@ -33,7 +33,7 @@ from encoder import (
 )
 from encoder.corpora import words
 from encoder.experiments import ScaleQueries
-from encoder.text import CLS, MASK
+from encoder.text import CLS, MASK, SPECIALS, blank_window
 from encoder.training import History
 
 
@@ -260,6 +260,7 @@ BLANK_INPUTS = ["we ___ the people", "the zyzzyva ___ , 1776 !", "___",
                 "we\x1cthe\x85people\u3000___\ufeff."]  # fmt: skip
 BLANK = re.compile(r"_+")  # the blank the reader types, as explorers/fill-blank.js reads it
 TOP = 5  # guesses shown for a blank
+CANDIDATES = ["states", "the", "we"]  # words the browser tests rank at every blank
 
 
 def float16_weights(model: torch.nn.Module) -> torch.nn.Module:
@@ -277,14 +278,16 @@ def _float64(model: torch.nn.Module) -> torch.nn.Module:
     return float16_weights(model).double().eval()
 
 
-def _text_widget(name: str, files: dict[str, str | bytes], tests: list[dict], start: str) -> str:
-    """Write the explorer's files (a model: .safetensors) and test vectors; return its HTML."""
+def _text_widget(name: str, files: dict[str, str | bytes], tests: list[dict], start: str,
+                 **data: str) -> str:  # fmt: skip
+    """Write the explorer's files (a model: .safetensors) and test vectors; return its HTML, with
+    ``data`` as further data attributes (``data-NAME``)."""
     suffix = {str: "json", bytes: "safetensors"}
     attrs = {
         f"data-{k}": write(f"explorers/{name}-{k}.{suffix[type(v)]}", v) for k, v in files.items()
     }
     attrs["data-tests"] = write(f"explorers/{name}-tests.json", json.dumps(tests))
-    return _widget(name, attrs | {"data-start": start})
+    return _widget(name, attrs | {"data-start": start} | {f"data-{k}": v for k, v in data.items()})
 
 
 @torch.no_grad()
@@ -305,9 +308,12 @@ def sentiment_explorer(model: SentenceClassifier, vocab: Vocabulary, start: str)
 
 @torch.no_grad()
 def pinyin_explorer(models: dict[str, TokenClassifier], vocab: Vocabulary, classes: list[str],
-                    start: str) -> str:  # fmt: skip
+                    start: str, most_frequent: dict[str, str],
+                    on_bu: dict[str, float]) -> str:  # fmt: skip
     """Pinyin both ways: the models ("encoder" reads the whole sentence, "causal" with the causal
-    mask), their vocabulary and readings (``classes``), and each model's reading and its
+    mask), their vocabulary and readings (``classes``), each character's most frequent reading
+    (``most_frequent``, counted on the training texts; the explorer's third row), each model's
+    measured accuracy on 不 (``on_bu``: name -> fraction), and each model's reading and its
     probability at every position of the first max_len characters of ``start`` and
     PINYIN_INPUTS."""
     tests = []
@@ -320,25 +326,46 @@ def pinyin_explorer(models: dict[str, TokenClassifier], vocab: Vocabulary, class
             tests[-1] |= {"ids": ids, name: {"top": top.tolist(), "p": p.tolist()}}
     files = {f"model-{n}": model_file(m, n, torch.float16) for n, m in models.items()}
     files |= {"vocab": vocab.to_json(), "classes": _compact(classes)}
-    return _text_widget("pinyin", files, tests, start)
+    files["frequent"] = _compact({c: r for c, r in most_frequent.items() if c in vocab})
+    on_bu = {name: round(on_bu[name], 4) for name in models}
+    return _text_widget("pinyin", files, tests, start, bu=_compact(on_bu))
 
 
-def blank_ids(text: str, vocab: WordVocabulary) -> list[int]:
-    """The ids of a sentence with one blank (``___``): its words, and ``<mask>`` for the blank."""
-    left, right = BLANK.split(text)
-    return [*vocab.encode(words(left)), MASK, *vocab.encode(words(right))]
+def blank_ids(text: str, vocab: WordVocabulary, size: int) -> list[int]:
+    """The ids a model of ``size`` positions reads for a sentence with one blank (``___``): the
+    words around the blank (``blank_window``), ``<mask>`` for the blank."""
+    left, right = (vocab.encode(words(part)) for part in BLANK.split(text))
+    return blank_window(left, right, size)
 
 
 @torch.no_grad()
-def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: str) -> str:
+def word_probabilities(model: TokenClassifier, ids: list[int]) -> torch.Tensor:
+    """The model's probability for each word (the special tokens left out: entry k is id
+    4 + k's) at the blank of ``ids``, as the page computes them: float16-rounded weights, in
+    float64. Shape: (len(vocab) - 4,)."""
+    logits = _float64(model)(torch.tensor([ids]))[0, ids.index(MASK)]  # (V,)
+    return logits[len(SPECIALS) :].softmax(-1)
+
+
+@torch.no_grad()
+def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: str,
+                        candidate: str) -> str:  # fmt: skip
     """Fill the blank: the model, its words, and the package's TOP guesses (ids and
-    probabilities) at the blank of ``start`` and BLANK_INPUTS."""
-    exact, tests = _float64(model), []
+    probabilities, the special tokens left out) at the blank of ``start`` and BLANK_INPUTS, read
+    in the window of the model's max_len around the blank, and the rank (1 = the best) of each of
+    CANDIDATES there; ``candidate``: the word the explorer's second box starts with."""
+    size, tests = model.encoder.embedding.position.max_len, []
     for text in [start, *BLANK_INPUTS]:
-        ids = blank_ids(text, vocab)
-        logits = exact(torch.tensor([ids]))[0, ids.index(MASK)]
-        p, top = logits.softmax(-1).topk(TOP)
-        tests.append({"text": text, "ids": ids, "top": top.tolist(), "p": p.tolist()})
+        ids = blank_ids(text, vocab, size)
+        p = word_probabilities(model, ids)
+        top = p.topk(TOP)
+        tests.append({"text": text, "ids": ids, "top": (top.indices + len(SPECIALS)).tolist(),
+                      "p": top.values.tolist(), "candidates": {}})  # fmt: skip
+        for word in CANDIDATES:
+            (k,) = vocab.encode([word])
+            q = p[k - len(SPECIALS)]
+            rank = 1 + int((p > q).sum())
+            tests[-1]["candidates"][word] = {"id": k, "rank": rank, "p": q.item()}
     files = {"model": model_file(model, "fill-blank", torch.float16)}
     files["words"] = _compact(list(vocab.words))
-    return _text_widget("fill-blank", files, tests, start)
+    return _text_widget("fill-blank", files, tests, start, candidate=candidate)

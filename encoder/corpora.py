@@ -66,8 +66,8 @@ def reviews() -> tuple[list[str], list[int]]:
 # --8<-- [end:reviews]
 
 
-def _sandhi_pinyin() -> object:
-    """pypinyin's reader with its tone-sandhi rules (不 bú before a fourth tone)."""
+def _reader(sandhi: bool) -> object:
+    """pypinyin's reader, with its tone-sandhi rules (ToneSandhiMixin) or without."""
     _need("pypinyin")  # the ImportError that says how to install it
     from pypinyin.contrib.tone_sandhi import ToneSandhiMixin
     from pypinyin.converter import DefaultConverter
@@ -76,27 +76,46 @@ def _sandhi_pinyin() -> object:
     class Converter(ToneSandhiMixin, DefaultConverter):
         pass
 
-    return Pinyin(Converter())
+    return Pinyin(Converter() if sandhi else DefaultConverter())
 
 
 # --8<-- [start:pinyin]
-def pinyin(texts: Sequence[str]) -> list[list[str]]:
+def bu_rule(text: str, readings: Sequence[str]) -> list[str]:
+    """The readings with 不's read from the syllable after it, wherever it stands: bu2
+    before a fourth tone, bu4 before any other tone, before a character that is not
+    a Chinese character and at the end.
+
+    Shape:
+        len(text) characters, len(text) readings  ->  len(text) readings
+    """
+    after = [*readings[1:], ""]  # (the reading of the next character)
+    return [
+        ("bu2" if nxt.endswith("4") else "bu4") if char == "不" else reading
+        for char, reading, nxt in zip(text, readings, after, strict=True)
+    ]
+
+
+def pinyin(texts: Sequence[str], sandhi: bool = True) -> list[list[str]]:
     """The pinyin of every character of each text, as pypinyin reads it in context
-    (its phrase dictionary, then its tone-sandhi rules): the syllable with its tone
-    as a digit ("bu2", "hang2"; no digit for the neutral tone, "de"), and "" for a
+    (its phrase dictionary, then its tone-sandhi rules, which act inside each word it
+    segments), with 不 read by ``bu_rule`` on top: the syllable with its tone as a
+    digit ("bu2", "hang2"; no digit for the neutral tone, "de"), and "" for a
     character that is not a Chinese character (a letter, a digit, punctuation).
+    ``sandhi=False``: the dictionary's readings alone, neither rule applied.
 
     Shape:
         N texts  ->  N lists, len(texts[i]) strings each
     """
     check_texts(texts)
-    reader = _sandhi_pinyin()
+    _checks.bools(sandhi=sandhi)
+    reader = _reader(sandhi)
     style = importlib.import_module("pypinyin").Style.TONE3
 
     def blank(run: str) -> list[str]:  # one "" per character pypinyin cannot read
         return [""] * len(run)
 
-    return [reader.lazy_pinyin(text, style=style, errors=blank) for text in texts]
+    read = [reader.lazy_pinyin(text, style=style, errors=blank) for text in texts]
+    return [bu_rule(t, r) for t, r in zip(texts, read, strict=True)] if sandhi else read
 
 
 # --8<-- [end:pinyin]

@@ -38,6 +38,7 @@ def _fill(
     return out  # (B, T)
 
 
+# --8<-- [start:vocabulary]
 @dataclasses.dataclass(frozen=True, repr=False)
 class Vocabulary:
     """A character vocabulary: ids 0 .. 3 are the special tokens ``<pad>``, ``<unk>``,
@@ -177,6 +178,9 @@ class Vocabulary:
         return _fill(rows, real, PAD)
 
 
+# --8<-- [end:vocabulary]
+
+
 def _check_labels(labels: object, ids: torch.Tensor) -> None:
     _checks.tensor("ids", ids, ("B", "T"), ids=True)
     if isinstance(labels, (str, torch.Tensor)) or not isinstance(labels, Sequence):
@@ -264,6 +268,7 @@ def mask_tokens(
 # --8<-- [end:masking]
 
 
+# --8<-- [start:word-vocabulary]
 @dataclasses.dataclass(frozen=True, repr=False)
 class WordVocabulary:
     """A word vocabulary, for text cut into words (``encoder.corpora.words``): ids
@@ -323,3 +328,25 @@ class WordVocabulary:
             if not 0 <= k < len(tokens):
                 raise ValueError(f"ids[{i}] must be in [0, {len(tokens)}), got {k}")
         return [tokens[k] for k in ids]
+
+
+# --8<-- [end:word-vocabulary]
+
+
+# --8<-- [start:window]
+def blank_window(left: Sequence[int], right: Sequence[int], size: int) -> list[int]:
+    """The ids a model of ``size`` positions reads for ``left ___ right``: MASK for the
+    blank and the nearest tokens around it, at most ``size`` in all: up to
+    ``(size - 1) // 2`` of the right ones, the left ones in the rest of the room (more
+    of each where the other side is short).
+
+    Shape:
+        len(left), len(right) ids  ->  at most size ids, one of them MASK
+    """
+    _checks.positive_ints(size=size)
+    n_right = min(len(right), max((size - 1) // 2, size - 1 - len(left)))
+    n_left = min(len(left), size - 1 - n_right)
+    return [*left[len(left) - n_left :], MASK, *right[:n_right]]
+
+
+# --8<-- [end:window]

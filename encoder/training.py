@@ -440,6 +440,23 @@ def _masked(model: nn.Module, ids: torch.Tensor, causal: bool) -> torch.Tensor:
     return model(ids, mask)
 
 
+def _scored(
+    model: nn.Module, ids: torch.Tensor, targets: torch.Tensor, causal: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The scores and targets of the positions that have a label: a TokenClassifier's
+    head runs there only (the rest would be ignored by the loss anyway).
+
+    Shape:
+        ids: (b, t), targets: (b,) or (b, t)  ->  (n, C), (n,)
+    """
+    if not (isinstance(model, TokenClassifier) and targets.dim() == 2):
+        return _masked(model, ids, causal).flatten(0, -2), targets.flatten()
+    mask = causal_mask(ids.size(1), device=ids.device) if causal else None
+    labelled = targets != IGNORE  # (b, t)
+    h = model.encoder(ids, mask)[labelled]  # (n, d_model)
+    return model.head(h), targets[labelled]  # (n, C), (n,)
+
+
 # --8<-- [start:fit]
 def fit(
     model: nn.Module,
@@ -455,8 +472,10 @@ def fit(
     """Train ``model`` on fixed data with AdamW for ``epochs`` passes; return the loss
     of every step. ``targets`` holds a class per sequence (B,) for a
     SentenceClassifier or per token (B, T) for a TokenClassifier, IGNORE where there
-    is nothing to predict. ``causal=True`` gives every forward pass a causal mask:
-    each position reads only itself and what lies to its left.
+    is nothing to predict; a TokenClassifier's head runs only where there is (a
+    masked-word model's output over the whole vocabulary is most of its cost, and
+    only the chosen positions have a label). ``causal=True`` gives every forward pass
+    a causal mask: each position reads only itself and what lies to its left.
 
     A linear warm-up over the first tenth of the steps, then a linear decay to zero.
     Deterministic for a given seed and thread count; the model is left in training
@@ -480,10 +499,8 @@ def fit(
         for _ in range(epochs):
             for rows in length_batches(ids, batch_size, data):
                 x, y = _trim(ids[rows], targets[rows])  # (b, t), (b,) or (b, t)
-                logits = _masked(model, x, causal)  # (b, C) or (b, t, C)
-                loss = F.cross_entropy(
-                    logits.flatten(0, -2), y.flatten(), ignore_index=IGNORE
-                )
+                logits, y = _scored(model, x, y, causal)  # (n, C), (n,)
+                loss = F.cross_entropy(logits, y, ignore_index=IGNORE)
                 optimizer.zero_grad(set_to_none=True)
                 loss.backward()
                 optimizer.step()

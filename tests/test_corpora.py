@@ -36,6 +36,22 @@ def test_pinyin_gives_one_label_per_character_in_context():
     assert labels[5] == ["hao3", "de"] + [""] * 7  # not Chinese: no reading
 
 
+def test_bu_is_read_from_the_tone_after_it_wherever_it_stands():
+    pytest.importorskip("pypinyin")
+    texts = ["我不去", "价格不贵", "不好", "差不多", "好不好", "不。", "不"]
+    plain = corpora.pinyin(texts, sandhi=False)  # the dictionary: 不 bu4 or bu (neutral)
+    assert [row[text.index("不")] for row, text in zip(plain, texts, strict=True)] == [
+        "bu4", "bu4", "bu4", "bu", "bu4", "bu4", "bu4"]  # fmt: skip
+    ruled = corpora.pinyin(texts)
+    assert [row[text.index("不")] for row, text in zip(ruled, texts, strict=True)] == [
+        "bu2", "bu2", "bu4", "bu4", "bu4", "bu4", "bu4"]  # fmt: skip
+    assert ruled[0] == ["wo3", "bu2", "qu4"]  # pypinyin's rules left this 不 as it was
+    assert corpora.pinyin(["可以"]) == [["ke2", "yi3"]]  # pypinyin's third-tone rule
+    assert corpora.bu_rule("不不对", ["bu4", "bu4", "dui4"]) == ["bu2", "bu2", "dui4"]
+    with pytest.raises(ValueError):  # a reading per character, or the rule would misalign
+        corpora.bu_rule("不要", ["bu4"])
+
+
 def test_speeches_keeps_one_text_per_year(tmp_path):
     for name, text in [("1790_a.txt", "First."), ("1961_b.txt", "B."), ("1961_c.txt", "C.")]:
         (tmp_path / name).write_text(text, encoding="utf-8")

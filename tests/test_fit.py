@@ -4,6 +4,7 @@ encoder on real text (docs/text.md)."""
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from encoder import (
     Encoder,
@@ -17,8 +18,8 @@ from encoder import (
     predict,
 )
 from encoder.tasks import IGNORE
-from encoder.text import CLS, MASK, PAD, SPECIALS, UNK
-from encoder.training import length_batches
+from encoder.text import CLS, MASK, PAD, SPECIALS, UNK, blank_window
+from encoder.training import _scored, length_batches
 
 pytestmark = pytest.mark.usefixtures("device")
 
@@ -63,6 +64,34 @@ def test_fit_is_deterministic_and_causal_means_a_causal_mask():
     mask = causal_mask(6)
     guess = predict(model, ids, causal=True)
     torch.testing.assert_close(guess, model(ids, mask).argmax(-1))
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_fit_computes_the_head_only_where_a_label_is_and_the_loss_is_the_same(causal):
+    """The head at the labelled positions only: the loss of every position, IGNORE left out."""
+    model = TokenClassifier(small(), 12).eval()
+    ids = torch.randint(4, 12, (4, 6), generator=torch.Generator().manual_seed(2))
+    targets = ids.masked_fill(
+        torch.rand(4, 6, generator=torch.Generator().manual_seed(3)) < 0.7, IGNORE
+    )
+    logits, labels = _scored(model, ids, targets, causal)
+    assert logits.shape == (int((targets != IGNORE).sum()), 12) and (labels != IGNORE).all()
+    full = model(ids, causal_mask(6) if causal else None)  # (B, T, C): every position
+    torch.testing.assert_close(
+        F.cross_entropy(logits, labels),
+        F.cross_entropy(full.flatten(0, 1), targets.flatten(), ignore_index=IGNORE),
+    )
+    sentence = SentenceClassifier(small(), 3).eval()  # one label a row: the head as before
+    logits, labels = _scored(sentence, ids, torch.tensor([0, 1, 2, 1]), False)
+    torch.testing.assert_close(logits, sentence(ids))
+
+
+def test_blank_window_keeps_the_nearest_tokens_around_the_blank():
+    left, right = list(range(10, 20)), list(range(20, 30))
+    assert blank_window(left, right, 8) == [16, 17, 18, 19, MASK, 20, 21, 22]
+    assert blank_window(left[:2], right, 8) == [10, 11, MASK, 20, 21, 22, 23, 24]
+    assert blank_window(left, right[:1], 8) == [14, 15, 16, 17, 18, 19, MASK, 20]
+    assert blank_window([5], [6], 8) == [5, MASK, 6] and blank_window([5], [6], 1) == [MASK]
 
 
 def test_predict_pads_per_token_answers_to_the_full_width():

@@ -31,6 +31,7 @@ from encoder import (
     sinusoidal_table,
     train,
 )
+from encoder.text import UNK
 
 EXACT = 1e-5  # in-browser forward pass against the package, max abs difference
 LANGUAGES = {"en": "", "zh": "zh/"}
@@ -92,7 +93,7 @@ def _status(widget, line: str = ".explorer__status") -> str:
 def _enter(widget, text: str, state: str = "ok", says: str = "", field=None) -> None:
     """Fill ``field`` (the sequence by default) with ``text``; wait until the explorer's state is
     ``state`` and its status says ``says``."""
-    (field or widget.locator("input[type=text]")).fill(text)
+    (field or widget.locator("input[type=text]").first).fill(text)
     expect(widget).to_have_attribute("data-state", state)
     expect(widget.locator(".explorer__status")).to_contain_text(says)
 
@@ -555,34 +556,54 @@ def _sentiment(widget, site):
     for v in [*vectors, {"text": text, "ids": ids, "p": p.tolist(), "attention": first.tolist()}]:
         got = _typed(widget, v["text"])
         assert got["ids"] == v["ids"], v["text"]
+        assert got["knew"] == sum(k != UNK for k in v["ids"][1:]), v["text"]  # <cls> aside
         yield (v["text"], "p"), got["p"], v["p"]
         yield (v["text"], "attention"), got["attention"], v["attention"]
+
+
+def _han(char: str) -> bool:
+    """A common Chinese character (the vectors' rarer ones are outside the vocabulary)."""
+    return 0x4E00 <= ord(char) <= 0x9FFF
 
 
 def _pinyin(widget, site):
     vectors = _fetch(widget, site, "data-tests")
     chars = _fetch(widget, site, "data-vocab")["chars"]
     models = {k: _model(site, widget, f"data-model-{k}") for k in ("encoder", "causal")}
-    text = "".join(random.Random(1).choices(chars[:500], k=20))
+    size = models["encoder"].encoder.embedding.position.max_len  # as many as it reads
+    text = "".join(random.Random(1).choices(chars[:500], k=size))
     fresh = {"text": text, "ids": [4 + chars.index(c) for c in text]}
     for name, model in models.items():
         mask = causal_mask(len(text)) if name == "causal" else None
         with torch.no_grad():
             p, top = model(torch.tensor([fresh["ids"]]), mask)[0].softmax(-1).max(-1)
         fresh[name] = {"top": top.tolist(), "p": p.tolist()}
+    frequent = _fetch(widget, site, "data-frequent")
     for v in [*vectors, fresh]:
         got = _typed(widget, v["text"])
         assert got["ids"] == v["ids"], v["text"]
+        read = v["text"][: len(v["ids"])]
+        assert got["frequent"] == [frequent.get(c) if _han(c) else None for c in read]
         for name in models:
             assert got[name]["top"] == v[name]["top"], (name, v["text"])
             yield (v["text"], name), got[name]["p"], v[name]["p"]
 
 
 def _fill_blank(widget, site):
+    """The build's vectors: the window read around the blank, the best guesses (no special
+    token among them) and the rank of each candidate word typed into the second box."""
+    candidate = widget.locator("input[name=candidate]")
     for v in _fetch(widget, site, "data-tests"):
+        candidate.fill("")
         got = _typed(widget, v["text"])
         assert got["ids"] == v["ids"] and got["top"] == v["top"], v["text"]
+        assert min(got["top"]) >= 4 and "candidate" not in got
         yield (v["text"],), got["p"], v["p"]
+        for word, expected in v["candidates"].items():
+            _enter(widget, word, field=candidate)
+            got = _js(widget, "result")["candidate"]
+            assert (got["id"], got["rank"]) == (expected["id"], expected["rank"]), (v, word)
+            yield (v["text"], word), got["p"], expected["p"]
 
 
 TEXT_NUMBERS = {"sentiment": _sentiment, "pinyin": _pinyin, "fill-blank": _fill_blank}
@@ -592,13 +613,16 @@ TEXT_NUMBERS = {"sentiment": _sentiment, "pinyin": _pinyin, "fill-blank": _fill_
 def test_text_explorer_equals_the_package_on_typed_text(page, site, name):
     widget = _open(page, site, "text/", name, fetched=1 + (name == "pinyin"))
     start = _fetch(widget, site, "data-tests")[0]["text"]
-    assert widget.locator("input[type=text]").input_value() == start  # the page's example
+    assert widget.locator("input[type=text]").first.input_value() == start  # the page's example
     for where, got, expected in TEXT_NUMBERS[name](widget, site):
         assert_allclose(got, expected, rtol=0, atol=EXACT, err_msg=f"{name} {where}")
 
 
 TEXT_MESSAGES = {  # explorer -> [(input, English message, Chinese message)]
-    "sentiment": [("", "Type a review", "请输入一条评论")],
+    "sentiment": [
+        ("", "Type a review", "请输入一条评论"),
+        ("great book, 5 stars!", "No Chinese character", "没有可读的汉字"),
+    ],
     "pinyin": [
         ("", "Type a sentence", "请输入一个"),
         ("ok 123!", "No Chinese character", "没有可读的汉字"),
@@ -607,11 +631,6 @@ TEXT_MESSAGES = {  # explorer -> [(input, English message, Chinese message)]
         ("", "Type a sentence with ___", "请输入一个英文句子"),
         ("no blank here", "Mark the missing word with ___", "请用 ___"),
         ("a ___ b ___", "2 blanks", "有 2 个空白"),
-        (
-            "word " * 40 + "___",
-            "41 words and marks: the model reads at most 32",
-            "共 41 个词和符号",
-        ),
     ],
 }
 
@@ -634,6 +653,10 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         label = {"en": ("negative", "positive"), "zh": ("差评", "好评")}[lang][start["p"][1] > 0.5]
         assert f"{label}: {100 * max(start['p']):.1f} %" in status.replace("：", ": ")
         assert widget.locator(".explorer__weights").count() == len(start["attention"])
+        n, k = len(start["ids"]) - 1, sum(i != UNK for i in start["ids"][1:])
+        assert {"en": f"It knew {k} of the {n} characters", "zh": f"{n} 个字符中它认识 {k} 个"}[
+            lang
+        ] in status
     if name == "pinyin":
         classes = _fetch(widget, site, "data-classes")
         han = [0x4E00 <= ord(c) <= 0x9FFF for c in start["text"]]
@@ -648,11 +671,29 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         n, of = len(differ), sum(han)
         said = {"en": f"read {n} of the {of} characters", "zh": f"在 {of} 个汉字中有 {n} 个"}
         assert said[lang] in status
+        # Each model's accuracy on 不, measured on the page, beside its name; then the row of
+        # each character's most frequent reading.
+        on_bu = json.loads(widget.get_attribute("data-bu"))
+        heads = widget.locator("tbody th").all_inner_texts()
+        for head, model in zip(heads, ("encoder", "causal"), strict=False):
+            assert f"{100 * on_bu[model]:.0f} %" in head
+        frequent = _fetch(widget, site, "data-frequent")
+        row = widget.locator("tr.explorer__frequent td").all_inner_texts()
+        assert row == [frequent.get(c, "") if _han(c) else "" for c in start["text"]]
     if name == "fill-blank":
         words = _fetch(widget, site, "data-words")
         rows = widget.locator(".explorer__guesses li").all_inner_texts()
         assert [r.split()[0] for r in rows] == [words[k - 4] for k in start["top"]]
         assert rows[0].endswith(f"{100 * start['p'][0]:.1f} %")
+        # The page's candidate word, ranked; a long sentence read in the window of the blank.
+        rank = start["candidates"][widget.get_attribute("data-candidate")]["rank"]
+        said = {"en": f"is guess no. {rank} of", "zh": f"中的第 {rank} 个猜测"}[lang]
+        assert said in widget.locator(".explorer__rank").inner_text()
+        _enter(widget, "one two three four five six ___ seven eight nine ten .")
+        window = "three four five six ___ seven eight nine"
+        said = {"en": f"as it was trained: the 8 around the blank, “{window}”",
+                "zh": f"空白周围的 8 个，“{window}”"}[lang]  # fmt: skip
+        assert said in _status(widget)
     # A character (a word) outside the vocabulary is marked, and the status says so.
     outside = {"sentiment": "齉好", "pinyin": "齉不好", "fill-blank": "the zyzzyva ___ ."}[name]
     _enter(widget, outside)
@@ -660,7 +701,10 @@ def test_text_explorer_says_what_it_reads_and_refuses_bad_input(page, site, lang
         assert "“zyzzyva”" in _status(widget)
     else:
         assert set(widget.locator("th.explorer__unk").all_inner_texts()) == {"齉"}
-        assert ("not in" if lang == "en" else "不在词表中") in _status(widget)
+        said = {"en": "not in", "zh": "不在词表中"}
+        if name == "sentiment":
+            said = {"en": "It knew 1 of the 2 characters", "zh": "2 个字符中它认识 1 个"}
+        assert said[lang] in _status(widget)
 
 
 UNLOADED = {  # explorer -> (page, the file it fails to get, English words, Chinese words)

@@ -1,7 +1,8 @@
 // "Type a review" on Read real text: the page's SentenceClassifier reads the typed review as
 // the page reads one (<cls>, then its first max_len - 1 characters) and says negative or
-// positive, with its probability, and how much of each head's attention the first position,
-// whose vector the readout reads, gives each character.
+// positive, with its probability and how many of the characters it knew, and how much of each
+// head's attention the first position, whose vector the readout reads, gives each character.
+// Input without a Chinese character gets a message instead: the model read Chinese only.
 import { fixed, h, scroller, softmax } from "./common.js";
 import { forward, loadModel } from "./attention.js";
 import { CLS, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
@@ -11,7 +12,9 @@ const TEXT = {
     input: "A review, in Chinese",
     empty: "Type a review (in Chinese: the model read Chinese reviews only).",
     labels: ["negative", "positive"],
+    noHan: "No Chinese character to read: the model read Chinese reviews only.",
     verdict: (label, p) => `The model reads it as ${label}: ${p} %.`,
+    knew: (k, n) => ` It knew ${k} of the ${n} characters${k < n ? "; the others (marked) read as <unk>" : ""}.`,
     meter: (p) => `Probability of positive: ${p} %`,
     layer: (l) => `What the first position (<cls>) reads in layer ${l}: each head's weight on each token`,
     head: (i) => `head ${i}`,
@@ -20,12 +23,16 @@ const TEXT = {
     input: "一条中文评论",
     empty: "请输入一条评论（中文：模型只读过中文评论）。",
     labels: ["差评", "好评"],
+    noHan: "没有可读的汉字：模型只读过中文评论。",
     verdict: (label, p) => `模型判断为${label}：${p} %。`,
+    knew: (k, n) => `${n} 个字符中它认识 ${k} 个${k < n ? "，其余的（已标出）读作 <unk>" : ""}。`,
     meter: (p) => `好评的概率：${p} %`,
     layer: (l) => `第 ${l} 层中第一个位置（<cls>）读什么：每个头在每个 token 上的权重`,
     head: (i) => `头 ${i}`,
   },
 };
+
+const HAN = /\p{Script=Han}/u; // the characters of the reviews it read
 
 export function mount(root) {
   const t = said(TEXT);
@@ -35,14 +42,15 @@ export function mount(root) {
     const chars = Array.from(text);
     const max = model.config.max_len - 1;
     const read = chars.slice(0, max);
+    if (!read.some((c) => HAN.test(c))) return { error: t.noHan };
     const ids = [CLS, ...encode(read, vocab.ids)];
     const result = forward(model, ids);
     const p = softmax(result.logits[0]);
     const label = p[1] > p[0] ? 1 : 0;
     const unknown = ids.filter((id) => id === UNK).length;
     let message = t.verdict(t.labels[label], fixed(100 * p[label], 1));
+    message += t.knew(read.length - unknown, read.length);
     if (chars.length > max) message += t.cut(chars.length, max);
-    if (unknown) message += t.unknown(unknown);
     const first = result.attention.map((layer) => layer.map((head) => head[0])); // [L][H][T]
     const tokens = ["<cls>", ...read];
     const meter = h(
@@ -78,6 +86,7 @@ export function mount(root) {
         ),
       ),
     ]);
-    return { message, nodes: [meter, ...tables], result: { ids, p, attention: first } };
+    const knew = read.length - unknown;
+    return { message, nodes: [meter, ...tables], result: { ids, p, attention: first, knew } };
   });
 }

@@ -71,33 +71,38 @@ export function tokenCells(tokens, ids, unknown) {
  * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
  * language `reads`: "zh" or "en"), a
  * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
- * `show(files, text)` gives {error} or {message, nodes, result}: the status says the error or
- * the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
- * what is shown (the browser tests hold them to the package's).
+ * `show(files, text, more)` gives {error} or {message, nodes, result}: the status says the error
+ * or the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
+ * what is shown (the browser tests hold them to the package's). `more`: further boxes,
+ * {name: label}, whose texts `show` gets as {name: text} (the first text: data-NAME).
  */
-export function textExplorer(root, t, reads, files, show) {
-  const inputId = uid(`${root.dataset.explorer}-input`);
+export function textExplorer(root, t, reads, files, show, more = {}) {
   const statusId = uid(`${root.dataset.explorer}-status`);
-  const input = h("input", {
-    type: "text",
-    id: inputId,
-    lang: reads, // the language the model reads, whichever the page's
-    value: root.dataset.start,
-    autocomplete: "off",
-    spellcheck: "false",
-    "aria-describedby": statusId,
-  });
+  const box = (name, label, value) => {
+    const id = uid(`${root.dataset.explorer}-${name}`);
+    const input = h("input", {
+      type: "text",
+      id,
+      name,
+      lang: reads, // the language the model reads, whichever the page's
+      value: value ?? "",
+      autocomplete: "off",
+      spellcheck: "false",
+      "aria-describedby": statusId,
+    });
+    const field = h("span", { class: "explorer__field explorer__field--text" }, h("label", { for: id, text: label }), input);
+    return { input, field };
+  };
+  const main = box("input", t.input, root.dataset.start);
+  const input = main.input;
+  const others = Object.entries(more).map(([name, label]) => [name, box(name, label, root.dataset[name])]);
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
   // Keep the placeholder's height (extra.css) until the first drawing, so the page does not
   // jump while the files load.
   root.style.minHeight = `${root.getBoundingClientRect().height}px`;
   root.replaceChildren(
-    h(
-      "div",
-      { class: "explorer__controls" },
-      h("span", { class: "explorer__field explorer__field--text" }, h("label", { for: inputId, text: t.input }), input),
-    ),
+    h("div", { class: "explorer__controls" }, main.field, others.map(([, other]) => other.field)),
     status,
     output,
   );
@@ -133,7 +138,7 @@ export function textExplorer(root, t, reads, files, show) {
     current = null;
     let shown;
     try {
-      shown = show(loaded, input.value);
+      shown = show(loaded, input.value, Object.fromEntries(others.map(([name, other]) => [name, other.input.value])));
     } catch (error) {
       say("error", t.failed(error.message || error));
       throw error; // and to the console, where the browser tests see it
@@ -143,8 +148,10 @@ export function textExplorer(root, t, reads, files, show) {
   }
   // A Chinese input method fires "input" for each letter of the pinyin it is composing: run the
   // model on the characters it commits, not on the letters in between.
-  input.addEventListener("input", (event) => event.isComposing || update());
-  input.addEventListener("compositionend", update);
+  for (const each of [input, ...others.map(([, other]) => other.input)]) {
+    each.addEventListener("input", (event) => event.isComposing || update());
+    each.addEventListener("compositionend", update);
+  }
   root.explorer = { result: () => current };
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
