@@ -50,7 +50,11 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     && (!fetches(el) || "ready" in el.dataset);
   for (const el of explorers) {
     el.scrollIntoView();
-    for (let i = 0; i < 300 && !drawn(el); i++) await frame();
+    // One whose model loads on a button (a large one) is looked at loaded: the button pressed.
+    for (let i = 0; i < 300 && !el.querySelector(".explorer__status:not(:empty)"); i++) await frame();
+    const asks = el.querySelector("button.explorer__load");
+    asks?.click();
+    for (let i = 0; i < (asks ? 6000 : 300) && !drawn(el); i++) await frame();
   }
   await frame();
   window.scrollTo(0, 0);

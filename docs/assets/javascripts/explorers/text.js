@@ -22,6 +22,8 @@ const SAID = {
     cut: (n, max) => ` Only the first ${max} of the ${n} characters are read, as in training.`,
     unknown: (n) => ` ${n} character${n > 1 ? "s" : ""} not in the vocabulary (marked), read as <unk>.`,
     unknownTitle: "not in the vocabulary: read as <unk>",
+    ask: (mb) => `The model's weights are ${mb} MB: they load when you press the button.`,
+    load: (mb) => `Load the model (${mb} MB)`,
   },
   zh: {
     loading: "正在加载……",
@@ -29,6 +31,8 @@ const SAID = {
     cut: (n, max) => `共 ${n} 个字符，只读前 ${max} 个，与训练时相同。`,
     unknown: (n) => `有 ${n} 个字符不在词表中（已标出），读作 <unk>。`,
     unknownTitle: "不在词表中：读作 <unk>",
+    ask: (mb) => `模型的权重共 ${mb} MB：按下按钮才加载。`,
+    load: (mb) => `加载模型（${mb} MB）`,
   },
 };
 
@@ -69,26 +73,49 @@ export function tokenCells(tokens, ids, unknown) {
 
 /**
  * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
- * language `reads`: "zh" or "en"), a
+ * language `reads`: "zh" or "en"; a box of several lines if `lines`), a
  * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
  * `show(files, text)` gives {error} or {message, nodes, result}: the status says the error or
  * the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
- * what is shown (the browser tests hold them to the package's).
+ * what is shown (the browser tests hold them to the package's); `root.explorer.update()` shows
+ * the text again (after a choice in the explorer's own `controls`, shown beside the box). `wait`:
+ * milliseconds of no typing before the model runs.
+ * With data-size (bytes), the files are fetched only when the reader presses the button that
+ * says their size: a large model. Pressed in one explorer, it loads them for every explorer
+ * of the page that reads the same files (event "explorer-asked").
  */
-export function textExplorer(root, t, reads, files, show) {
+export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0, controls = [] } = {}) {
   const inputId = uid(`${root.dataset.explorer}-input`);
   const statusId = uid(`${root.dataset.explorer}-status`);
-  const input = h("input", {
-    type: "text",
+  const input = h(lines ? "textarea" : "input", {
+    type: lines ? false : "text",
+    rows: lines || false,
     id: inputId,
     lang: reads, // the language the model reads, whichever the page's
-    value: root.dataset.start,
+    value: lines ? false : root.dataset.start,
     autocomplete: "off",
     spellcheck: "false",
     "aria-describedby": statusId,
   });
+  if (lines) input.value = root.dataset.start;
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
+  const paths = () => Object.keys(files).map((key) => new URL(root.dataset[key], SITE_ROOT).href);
+  const size = Number(root.dataset.size);
+  let asked = !size;
+  const mb = (size / 1e6).toFixed(1);
+  const button = size ? h("button", { type: "button", class: "explorer__load", text: t.load(mb) }) : "";
+  if (size) {
+    button.addEventListener("click", () => {
+      document.dispatchEvent(new CustomEvent("explorer-asked", { detail: paths() }));
+    });
+    document.addEventListener("explorer-asked", ({ detail }) => {
+      if (asked || !paths().every((path) => detail.includes(path))) return;
+      asked = true;
+      button.remove();
+      update();
+    });
+  }
   // Keep the placeholder's height (extra.css) until the first drawing, so the page does not
   // jump while the files load.
   root.style.minHeight = `${root.getBoundingClientRect().height}px`;
@@ -97,6 +124,8 @@ export function textExplorer(root, t, reads, files, show) {
       "div",
       { class: "explorer__controls" },
       h("span", { class: "explorer__field explorer__field--text" }, h("label", { for: inputId, text: t.input }), input),
+      controls,
+      button,
     ),
     status,
     output,
@@ -120,6 +149,10 @@ export function textExplorer(root, t, reads, files, show) {
   }
   async function update() {
     const ticket = (pending += 1);
+    if (!asked) {
+      say("ask", t.ask(mb));
+      return;
+    }
     let loaded;
     try {
       if (!("ready" in root.dataset)) status.textContent = t.loading;
@@ -143,9 +176,12 @@ export function textExplorer(root, t, reads, files, show) {
   }
   // A Chinese input method fires "input" for each letter of the pinyin it is composing: run the
   // model on the characters it commits, not on the letters in between.
-  input.addEventListener("input", (event) => event.isComposing || update());
-  input.addEventListener("compositionend", update);
-  root.explorer = { result: () => current };
+  // `wait` ms: a model that takes a while runs once the reader pauses, not at every key.
+  let timer;
+  const edited = () => (clearTimeout(timer), wait ? (timer = setTimeout(update, wait)) : update());
+  input.addEventListener("input", (event) => event.isComposing || edited());
+  input.addEventListener("compositionend", edited);
+  root.explorer = { result: () => current, update };
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
       seen.disconnect();
