@@ -71,6 +71,8 @@ export function tokenCells(tokens, ids, unknown) {
   });
 }
 
+const ASKED = new Set(); // the files a reader asked for on this page (data-size)
+
 /**
  * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
  * language `reads`: "zh" or "en"; a box of several lines if `lines`), a
@@ -82,7 +84,8 @@ export function tokenCells(tokens, ids, unknown) {
  * milliseconds of no typing before the model runs.
  * With data-size (bytes), the files are fetched only when the reader presses the button that
  * says their size: a large model. Pressed in one explorer, it loads them for every explorer
- * of the page that reads the same files (event "explorer-asked").
+ * of the page that reads the same files (event "explorer-asked"; one drawn later finds them in
+ * ASKED).
  */
 export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0, controls = [] } = {}) {
   const inputId = uid(`${root.dataset.explorer}-input`);
@@ -102,11 +105,12 @@ export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0,
   const output = h("div", { class: "explorer__output" });
   const paths = () => Object.keys(files).map((key) => new URL(root.dataset[key], SITE_ROOT).href);
   const size = Number(root.dataset.size);
-  let asked = !size;
+  let asked = !size || paths().every((path) => ASKED.has(path));
   const mb = (size / 1e6).toFixed(1);
-  const button = size ? h("button", { type: "button", class: "explorer__load", text: t.load(mb) }) : "";
-  if (size) {
+  const button = size && !asked ? h("button", { type: "button", class: "explorer__load", text: t.load(mb) }) : "";
+  if (button) {
     button.addEventListener("click", () => {
+      paths().forEach((path) => ASKED.add(path));
       document.dispatchEvent(new CustomEvent("explorer-asked", { detail: paths() }));
     });
     document.addEventListener("explorer-asked", ({ detail }) => {
