@@ -51,7 +51,8 @@ LOOK = """async ([phone, MIN_TEXT]) => {
   for (const el of explorers) {
     el.scrollIntoView();
     // One whose model loads on a button (a large one) is looked at loaded: the button pressed.
-    for (let i = 0; i < 300 && !el.querySelector(".explorer__status:not(:empty)"); i++) await frame();
+    const says = () => !!el.querySelector(".explorer__status:not(:empty)");
+    for (let i = 0; i < 300 && !says(); i++) await frame();
     el.querySelector("button.explorer__load")?.click(); // gone once another's was pressed
     for (let i = 0; i < ("size" in el.dataset ? 6000 : 300) && !drawn(el); i++) await frame();
   }

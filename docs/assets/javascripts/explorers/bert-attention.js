@@ -24,6 +24,7 @@ const TEXT = {
     legend:
       "The map: row i is where token i looks, column j how much it takes from token j " +
       "(numbered from 0, [CLS]); tap a cell to pick its row.",
+    noMap: (n, max) => `The map of every token's row is drawn up to ${max} tokens (this text makes ${n}): tap a token above.`,
   },
   zh: {
     input: "一个英文句子",
@@ -39,10 +40,12 @@ const TEXT = {
     weight: (tok, w) => `${tok}：${w}`,
     mapLabel: (l, hd, q) => `第 ${l} 层，头 ${hd}：每个 token 的权重（行是查询，列是键），第 ${q} 个 token 的行已框出。`,
     legend: "图中第 i 行是第 i 个 token 关注哪里，第 j 列是它从第 j 个 token 取多少（从 0，即 [CLS]，编号）；点一个格子选中它的行。",
+    noMap: (n, max) => `所有 token 的权重图只在 ${max} 个 token 以内画出（这段文字有 ${n} 个）：请点上面的 token。`,
   },
 };
 
 export const MAX_TOKENS = 128; // what the model was trained on (its tokenizer.json's truncation)
+const MAX_MAP = 64; // tokens: a longer sentence's map would be T² cells to draw
 const LETTER = /[\p{L}\p{N}]/u;
 
 export function mount(root) {
@@ -66,10 +69,13 @@ export function mount(root) {
     if (!text.trim()) return { error: t.empty };
     if (!LETTER.test(text)) return { error: t.noLetters };
     if (last.text !== text) {
+      const start = performance.now();
       const { ids, n } = model.tokenizer.sentence(text, MAX_TOKENS);
       last = { text, ids, n, ...forward(model, ids) };
+      last.ms = performance.now() - start; // the tokenizer and the forward pass, for the tests
+
     }
-    const { ids, n, attention } = last;
+    const { ids, n, attention, ms } = last;
     const T = ids.length;
     pick.q = Math.min(pick.q, T - 1);
     const map = attention[pick.layer][pick.head];
@@ -100,23 +106,22 @@ export function mount(root) {
     });
     if (focus) setTimeout(() => buttons[pick.q].focus());
     focus = false;
-    const weights = Array.from({ length: T }, (_, q) => Array.from(map.subarray(q * T, (q + 1) * T)));
-    const positions = ids.map((_, i) => i);
-    const svg = heatMap(weights, positions, t.mapLabel(pick.layer, pick.head, pick.q), { q: pick.q, k: null });
-    svg.style.width = `${Math.round(1.5 * svg.viewBox.baseVal.width)}px`; // cells of 18 px
-    svg.style.maxWidth = "none";
-    svg.addEventListener("click", (event) => {
-      const cell = event.target.closest("[data-q]");
-      if (!cell) return;
-      pick.q = Number(cell.dataset.q);
-      root.explorer.update();
-    });
-    const nodes = [
-      h("div", { class: "explorer__tokens", role: "group", "aria-label": t.tokens, lang: "en" }, buttons),
-      scroller(t.mapLabel(pick.layer, pick.head, pick.q), svg),
-      h("p", { class: "explorer__legend", text: t.legend }),
-    ];
+    const nodes = [h("div", { class: "explorer__tokens", role: "group", "aria-label": t.tokens, lang: "en" }, buttons)];
+    if (T <= MAX_MAP) {
+      const weights = Array.from({ length: T }, (_, q) => Array.from(map.subarray(q * T, (q + 1) * T)));
+      const positions = ids.map((_, i) => i);
+      const svg = heatMap(weights, positions, t.mapLabel(pick.layer, pick.head, pick.q), { q: pick.q, k: null });
+      svg.style.width = `${Math.round(1.5 * svg.viewBox.baseVal.width)}px`; // cells of 18 px
+      svg.style.maxWidth = "none";
+      svg.addEventListener("click", (event) => {
+        const cell = event.target.closest("[data-q]");
+        if (!cell) return;
+        pick.q = Number(cell.dataset.q);
+        root.explorer.update();
+      });
+      nodes.push(scroller(t.mapLabel(pick.layer, pick.head, pick.q), svg), h("p", { class: "explorer__legend", text: t.legend }));
+    } else nodes.push(h("p", { class: "explorer__legend", text: t.noMap(T, MAX_MAP) }));
     // attention: [layer][head] Float32Array (T × T), as forward() gives it.
-    return { message, nodes, result: { text, ids, n, pick: { ...pick }, attention } };
+    return { message, nodes, result: { text, ids, n, pick: { ...pick }, attention, ms } };
   }, { wait: 250, controls }); // prettier-ignore
 }
