@@ -423,14 +423,17 @@ def bert_file(folder: Path | None = None) -> bytes:
     return safetensors.torch.save(tensors, meta)
 
 
-def bert_explorers(start: str, sentences: list[str], folder: Path | None = None) -> list[str]:
+def bert_explorers(
+    start: str, look: tuple[str, str], sentences: list[str], folder: Path | None = None
+) -> list[str]:
     """Write the page's file of the checkpoint in ``folder`` (``bert_file``); return the HTML of
-    its two explorers: the attention of a typed sentence (``start`` first) and the similarity of
-    typed sentences (``sentences`` first, one a line). Each fetches the file only when the reader
-    presses its button, which says the file's size (data-size, bytes)."""
+    its two explorers: the attention of a typed sentence (``start`` first, shown from its token
+    ``look[0]`` in the layer and head where it gives ``look[1]`` the most weight) and the
+    similarity of typed sentences (``sentences`` first, one a line). Each fetches the file only
+    when the reader presses its button, which says the file's size (data-size, bytes)."""
     blob = bert_file(folder)
     attrs = {"data-model": write(BERT_FILE, blob), "data-size": str(len(blob))}
     return [
-        _widget("bert-attention", attrs | {"data-start": start}),
+        _widget("bert-attention", attrs | {"data-start": start, "data-look": " ".join(look)}),
         _widget("bert-similarity", attrs | {"data-start": "\n".join(sentences)}),
     ]

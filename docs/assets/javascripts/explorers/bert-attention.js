@@ -62,6 +62,10 @@ export function mount(root) {
   };
   // all-MiniLM-L6-v2: 6 layers of 12 heads (the file's config; the page's prose says so too).
   const controls = [choices(t.layer, 6, "layer"), choices(t.head, 12, "head")];
+  const selects = controls.map((field) => field.querySelector("select"));
+  // data-look "QUERY KEY": the first drawing shows the token QUERY of the page's sentence, in the
+  // layer and head where it gives KEY the most weight (found here, on the reader's machine).
+  let look = root.dataset.look?.split(" ");
   let last = { text: null }; // the forward pass of the text shown: a new pick draws, not runs
   let focus = false;
 
@@ -77,10 +81,19 @@ export function mount(root) {
     }
     const { ids, n, attention, ms } = last;
     const T = ids.length;
+    const tokens = ids.map((id) => model.tokenizer.token(id));
+    if (look && text === root.dataset.start) {
+      const [q, k] = look.map((word) => tokens.indexOf(word));
+      let best = -1;
+      attention.forEach((heads, l) => heads.forEach((m, hd) => {
+        if (q >= 0 && k >= 0 && m[q * T + k] > best) [best, pick.layer, pick.head, pick.q] = [m[q * T + k], l, hd, q];
+      })); // prettier-ignore
+      [selects[0].value, selects[1].value] = [pick.layer, pick.head];
+    }
+    look = null;
     pick.q = Math.min(pick.q, T - 1);
     const map = attention[pick.layer][pick.head];
     const row = Array.from(map.subarray(pick.q * T, (pick.q + 1) * T));
-    const tokens = ids.map((id) => model.tokenizer.token(id));
     const top = row.indexOf(Math.max(...row));
     const unknown = ids.filter((id) => id === model.tokenizer.unk).length;
     let message = t.reads(T);
@@ -109,7 +122,8 @@ export function mount(root) {
     const nodes = [h("div", { class: "explorer__tokens", role: "group", "aria-label": t.tokens, lang: "en" }, buttons)];
     if (T <= MAX_MAP) {
       const weights = Array.from({ length: T }, (_, q) => Array.from(map.subarray(q * T, (q + 1) * T)));
-      const positions = ids.map((_, i) => i);
+      const every = T > 30 ? 5 : T > 10 ? 2 : 1; // numbers of two digits: every other one
+      const positions = ids.map((_, i) => (i % every ? "" : i));
       const svg = heatMap(weights, positions, t.mapLabel(pick.layer, pick.head, pick.q), { q: pick.q, k: null });
       svg.style.width = `${Math.round(1.5 * svg.viewBox.baseVal.width)}px`; // cells of 18 px
       svg.style.maxWidth = "none";
