@@ -384,18 +384,6 @@ def bert_weights(folder: Path | None = None) -> dict[str, torch.Tensor]:
     return {k: v for k, v in state.items() if not k.startswith(dropped)}
 
 
-def int8_weights(state: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-    """What the page computes with: every matrix rounded to int8 per row (``int8_rows``), back in
-    float32 (the product q * scale, rounded once, as the page's Float32Array holds it)."""
-    rounded = {}
-    for name, t in state.items():
-        if t.dim() == 2:
-            q, scale = int8_rows(t)
-            t = q.float() * scale[:, None]
-        rounded[name] = t
-    return rounded
-
-
 def bert_file(folder: Path | None = None) -> bytes:
     """The checkpoint in ``folder`` as the page reads it (attention.js loadModel): each matrix
     NAME as int8 with its float32 NAME.scale per row, vectors in float32; in the metadata the
