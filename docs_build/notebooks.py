@@ -213,8 +213,9 @@ def notebook_for(page, config) -> str | None:
     if src.endswith(".ipynb"):
         copied = config.plugins["mkdocs-jupyter"].config["include_source"]
         return posixpath.basename(src) if copied else None
-    if page.meta.get("notebook") is False or not RUNS.search(_source(page, config)):
-        return None
+    code = [f for f in fences.parse(_source(page, config)) if RUNS.search(f.info)]
+    if page.meta.get("notebook") is False or all(SITE_ONLY.search(f.info) for f in code):
+        return None  # (a page whose only fences export explorers or draw: nothing to run)
     stem = posixpath.basename(posixpath.splitext(src)[0])
     return f"{stem if stem != 'index' else 'home'}.ipynb"
 

@@ -41,3 +41,25 @@ def test_a_weight_that_float16_cannot_hold_is_refused():
     with pytest.raises(ValueError, match=r"head.weight holds \|values\| up to 70000"):
         model_file(big, "pinyin", torch.float16)
     assert model_file(model(), "pinyin", torch.float16)  # a model that fits is written
+
+
+def test_int8_rows_round_each_row_to_its_own_scale():
+    """Each row's integers times its scale are within half a step of the row, the row's largest
+    |value| is ±127 steps, and a row of zeros stays zeros (scale 1, not a division by 0)."""
+    from docs_build.explorers import int8_rows
+
+    g = torch.Generator().manual_seed(0)
+    weight = torch.randn(5, 7, generator=g) * torch.arange(5)[:, None]  # row 0: zeros
+    q, scale = int8_rows(weight)
+    assert q.dtype == torch.int8 and scale.dtype == torch.float32 and scale.shape == (5,)
+    assert (q.float() * scale[:, None] - weight).abs().le(scale[:, None] / 2 + 1e-7).all()
+    assert q[1:].abs().amax(dim=1).eq(127).all() and q[0].eq(0).all() and scale[0] == 1
+
+
+def test_the_pretrained_file_refuses_other_weights(tmp_path):
+    """bert_weights checks the checkpoint's sha256 against the pin and names both."""
+    from docs_build.explorers import BERT_SHA256, bert_weights
+
+    (tmp_path / "model.safetensors").write_bytes(b"not the weights")
+    with pytest.raises(ValueError, match=f"not the pinned {BERT_SHA256}"):
+        bert_weights(tmp_path)

@@ -730,3 +730,278 @@ def test_an_explorer_says_when_its_files_cannot_be_loaded(page, site, problems, 
     file = missing.split("*")[0]
     assert problems and all(file in p or "404" in p for p in problems), problems
     problems.clear()  # the 404 was the point
+
+
+# --- A pretrained encoder: all-MiniLM-L6-v2 reads typed English --------------------------------
+# The reference: transformers' BertModel (eager attention, which returns its weights) on the
+# int8-rounded weights of the file the page fetches, in float64; and on the float32 checkpoint,
+# which the page's similarities stay within 0.01 of. The tokenizer: tokenizers with the
+# checkpoint's tokenizer.json.
+BERT = "pretrained/"
+ROUNDED = 0.01  # the page's cosines against those of the float32 checkpoint
+MAX_TOKENS = 128  # the checkpoint's tokenizer.json cuts there
+BERT_TEXTS = [
+    "The animal didn't cross the street because it was too tired.",
+    "Crème brûlée à la carte: a naïve façade in São Paulo, Ångström!",
+    "“Quotes”, (brackets) [and] {braces}; dashes — and… ¿Qué? ¡Sí! 3.14 $5 50% #1 @you",
+    "The zyzzyva qwxzq flumbergasted the snorklewhap 🤖.",
+    "我爱 transformer 模型",
+    "Every word here is read, " * 30,  # 152 tokens: cut to 128
+]
+EDGE_LINES = [  # tokenizer edge cases besides the site's lines
+    *BERT_TEXTS, "", " \t\n ", "[PAD] [CLS]x[SEP] [MASK] [unk] [UNK]", "a" * 100, "a" * 101,
+    "a\x00b\u200bc\ufeffd\x85e\x1cf\x0bg\u3000h\xa0i\ufffdj", "ΟΔΟΣ Σίσυφος ὅτι", "İstanbul ǅ ß",
+    "ﬁne ＡＢＣ ①②", "e\u0301 \u0301 n\u0303", "don't can't o'clock U.S.A. e-mail",
+    "𠀋𪚥 ㄅㄆ 가나 カタカナ",
+    "tab\there\nnewline\r\nwindows", "unaffable unaffableness antidisestablishmentarianism",
+]  # fmt: skip
+
+
+def _bert_file(site, widget):
+    path = site.dir / widget.get_attribute("data-model")
+    with safetensors.safe_open(path, "pt") as f:
+        return path, f.metadata(), {k: f.get_tensor(k) for k in f.keys()}
+
+
+def _bert_state(tensors: dict) -> dict:
+    """The file's tensors as the page holds them: int8 NAME times NAME.scale per row, float32."""
+    state = {}
+    for name, t in tensors.items():
+        if name.endswith(".scale"):
+            continue
+        state[name] = t.float() * tensors[f"{name}.scale"][:, None] if t.dtype == torch.int8 else t
+    return state
+
+
+@pytest.fixture(scope="module")
+def bert_reference():
+    """{"int8": BertModel on the page's weights (set by the first test that opens the page),
+    "float32": BertModel on the checkpoint, "tokenizer": tokenizers' Tokenizer}."""
+    from tokenizers import Tokenizer
+    from transformers import BertConfig, BertModel
+
+    from docs_build.explorers import bert_weights, minilm_folder
+
+    folder = minilm_folder()
+    config = BertConfig.from_pretrained(folder, attn_implementation="eager")
+    float32 = BertModel(config, add_pooling_layer=False).eval()
+    float32.load_state_dict(bert_weights(folder))
+    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    tokenizer.no_padding()
+    return {"config": config, "float32": float32, "tokenizer": tokenizer}
+
+
+def _int8_model(reference, tensors):
+    from transformers import BertModel
+
+    model = BertModel(reference["config"], add_pooling_layer=False).double().eval()
+    model.load_state_dict({k: v.double() for k, v in _bert_state(tensors).items()})
+    return model
+
+
+@torch.no_grad()
+def _bert_run(model, ids: list[int]):
+    """Attention (L, H, T, T) and the sentence vector: mean over the tokens, L2-normalised."""
+    out = model(torch.tensor([ids]), output_attentions=True)
+    vector = torch.nn.functional.normalize(out.last_hidden_state[0].mean(0), dim=0)
+    return torch.stack(out.attentions)[:, 0], vector
+
+
+def _bert_open(page, site, lang: str, name: str):
+    """The explorer ``name``, in view and asking for its model: not fetched before its button,
+    which says the file's size; pressed, the file is fetched once for both explorers. Returns
+    the widget and what loading took: seconds from the press to the drawing, and the tab's
+    memory then (V8's heap and the typed arrays' backing stores, after a garbage collection)."""
+    requested: list[str] = []
+    page.on("request", lambda r: requested.append(r.url))
+    page.goto(site.url(LANGUAGES[lang] + BERT), wait_until="networkidle")
+    widget = page.locator(f"[data-explorer='{name}']")
+    _scroll_to(page, widget, f"[data-explorer='{name}'][data-state='ask']")
+    path = site.dir / widget.get_attribute("data-model")
+    size = path.stat().st_size
+    assert int(widget.get_attribute("data-size")) == size <= 25e6
+    mb = f"{size / 1e6:.1f} MB"
+    button = widget.locator("button.explorer__load")
+    assert mb in button.inner_text() and mb in _status(widget)
+    url = site.url(widget.get_attribute("data-model"))
+    assert url not in requested, "fetched before the button"
+    start = page.evaluate("performance.now()")
+    button.click()
+    both = page.locator("[data-explorer^='bert-']")
+    assert both.count() == 2
+    for each in both.all():
+        expect(each).to_have_attribute("data-state", "ok", timeout=120_000)
+    seconds = (page.evaluate("performance.now()") - start) / 1000
+    assert requested.count(url) == 1, requested
+    assert page.locator("button.explorer__load").count() == 0
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("HeapProfiler.collectGarbage")
+    heap = cdp.send("Runtime.getHeapUsage")
+    return widget, {"load_s": seconds, "MB": size / 1e6, **heap}
+
+
+def _typed_text(page, widget, text: str, lines: bool = False) -> dict:
+    """Type ``text``; once the explorer shows it, the numbers it shows (typed arrays as lists)."""
+    widget.locator("textarea" if lines else "input[type=text]").fill(text)
+    shown = "(r) => r.sentences.join('\\n')" if lines else "(r) => r.text"
+    if lines:  # the sentences it reads: the lines, trimmed, without the empty ones
+        text = "\n".join(line.strip() for line in text.split("\n") if line.strip())
+    page.wait_for_function(
+        f"([el, text]) => {{ const r = el.explorer.result(); return r && ({shown})(r) === text; }}",
+        arg=[widget.element_handle(), text],
+        timeout=60_000,
+    )
+    return widget.evaluate(
+        """el => { const r = el.explorer.result(); return r.attention
+          ? {...r, attention: r.attention.map((l) => l.map((m) => Array.from(m)))} : r; }"""
+    )
+
+
+def test_bert_explorers_load_on_the_button_and_equal_pytorch(page, site, bert_reference):
+    """Typed English, in the attention explorer: the page's tokens are tokenizers', its
+    attention of every layer and head BertModel's on the same int8-rounded weights (1e-5); a
+    tap on a token picks it, and the status names where it looks most."""
+    widget, measured = _bert_open(page, site, "en", "bert-attention")
+    _, meta, tensors = _bert_file(site, widget)
+    model = _int8_model(bert_reference, tensors)
+    tokenizer = bert_reference["tokenizer"]
+    words = meta["vocab"].split("\n")
+    fresh = " ".join(random.Random(2).choices([w for w in words[1000:] if w.isalpha()], k=20))
+    times = []
+    for text in [*BERT_TEXTS, fresh]:
+        got = _typed_text(page, widget, text)
+        times.append((len(got["ids"]), got["ms"]))
+        expected = tokenizer.encode(text)  # cut at 128 as its tokenizer.json says
+        assert got["ids"] == expected.ids, text
+        attention, _ = _bert_run(model, got["ids"])
+        assert_allclose(np.array(got["attention"]).reshape(attention.shape), attention.numpy(),
+                        rtol=0, atol=EXACT, err_msg=text)  # fmt: skip
+        tokenizer.no_truncation()
+        n = len(tokenizer.encode(text).ids)
+        tokenizer.enable_truncation(MAX_TOKENS)
+        assert got["n"] == n
+        assert (f"only the first {MAX_TOKENS}" in _status(widget)) == (n > MAX_TOKENS)
+    # Layer 2, head 5, tap the 4th token: it is the one pressed, and the status names its
+    # strongest key as the reference has it.
+    text = BERT_TEXTS[0]
+    got = _typed_text(page, widget, text)
+    widget.locator("select").nth(0).select_option("2")
+    widget.locator("select").nth(1).select_option("5")
+    widget.locator("button.explorer__token").nth(4).click()
+    expect(widget.locator("button.explorer__token[aria-pressed=true]")).to_have_text(
+        tokenizer.encode(text).tokens[4]
+    )
+    attention, _ = _bert_run(model, got["ids"])
+    tokens = tokenizer.encode(text).tokens
+    top = tokens[int(attention[2, 5, 4].argmax())]
+    assert f"In layer 2, head 5, “{tokens[4]}” looks most at “{top}”" in _status(widget)
+    per = [(n, round(ms)) for n, ms in times]
+    print(f"\nbert: {measured}; a sentence's tokens and forward pass (tokens, ms): {per}")
+    assert measured["usedSize"] + measured.get("backingStorageSize", 0) <= 250e6, measured
+
+
+def test_bert_similarity_equals_pytorch(page, site, bert_reference):
+    """Typed sentences: the page's cosines are BertModel's on the int8-rounded weights (1e-5),
+    and within 0.01 of the float32 checkpoint's."""
+    widget, _ = _bert_open(page, site, "en", "bert-similarity")
+    _, _, tensors = _bert_file(site, widget)
+    model, float32 = _int8_model(bert_reference, tensors), bert_reference["float32"]
+    tokenizer = bert_reference["tokenizer"]
+    start = widget.get_attribute("data-start")
+    mine = "A cat sleeps on the sofa.\n  \nA kitten naps on the couch.\nTaxes rose again."
+    for text in [start, "\n".join(BERT_TEXTS), mine]:
+        got = _typed_text(page, widget, text, lines=True)
+        ids = [tokenizer.encode(s).ids for s in got["sentences"]]
+        assert got["ids"] == ids
+        vectors = torch.stack([_bert_run(model, i)[1] for i in ids])
+        exact = np.asarray(got["cosines"])
+        assert_allclose(exact, (vectors @ vectors.T).numpy(), rtol=0, atol=EXACT)
+        vectors = torch.stack([_bert_run(float32, i)[1] for i in ids]).double()
+        assert_allclose(exact, (vectors @ vectors.T).numpy(), rtol=0, atol=ROUNDED)
+        vector = _js(widget, "embed", got["sentences"][0])
+        assert_allclose(vector, _bert_run(model, ids[0])[1].numpy(), rtol=0, atol=EXACT)
+
+
+def _site_lines() -> list[str]:
+    """Every line of the site's English pages (docs/, not docs/zh/), as written."""
+    from tests.site.conftest import DOCS
+
+    lines = set()
+    for path in sorted(DOCS.rglob("*.md")):
+        if "zh" not in path.relative_to(DOCS).parts:
+            text = path.read_text(encoding="utf-8")
+            lines.update(line for line in text.splitlines() if line.strip())
+    return sorted(lines)
+
+
+def test_wordpiece_equals_tokenizers_on_the_sites_lines(page, site, bert_reference):
+    """The page's WordPiece against tokenizers with the checkpoint's tokenizer.json, uncut, on
+    every English line of the site and the edge cases; cut at 128 as the model reads; and its
+    erf (for the exact GELU) against Python's to double precision."""
+    import math
+
+    page.goto(site.url(BERT))
+    widget = page.locator("[data-explorer='bert-attention']")
+    _, meta, _ = _bert_file(site, widget)
+    module = site.url("assets/javascripts/explorers/")
+    lines = [*_site_lines(), *EDGE_LINES]
+    assert len(lines) > 3000
+    got = page.evaluate(
+        """async ([module, vocab, special, lines, max]) => {
+          const { wordPiece } = await import(module + "wordpiece.js");
+          const tokenizer = wordPiece(vocab.split("\\n"), JSON.parse(special));
+          const ids = (cut) => lines.map((line) => tokenizer.sentence(line, cut).ids);
+          return [ids(Infinity), ids(max)];
+        }""",
+        [module, meta["vocab"], meta["special"], lines, MAX_TOKENS],
+    )  # fmt: skip
+    tokenizer = bert_reference["tokenizer"]
+    cut = [e.ids for e in tokenizer.encode_batch(lines)]
+    tokenizer.no_truncation()
+    try:
+        whole = [e.ids for e in tokenizer.encode_batch(lines)]
+    finally:
+        tokenizer.enable_truncation(MAX_TOKENS)
+    differ = [line for line, a, b in zip(lines, got[0], whole, strict=True) if a != b]
+    assert differ == [], f"{len(differ)} of {len(lines)} lines differ: {differ[:5]}"
+    assert got[1] == cut
+    print(f"\nWordPiece: {len(lines)} lines equal to tokenizers'")
+    xs = np.linspace(-7, 7, 14_001).tolist()
+    erf = page.evaluate(
+        "async ([module, xs]) => xs.map((await import(module + 'bert.js')).erf)", [module, xs]
+    )
+    assert max(abs(e - math.erf(x)) for x, e in zip(xs, erf, strict=True)) < 1e-14
+
+
+BERT_MESSAGES = {  # explorer -> [(input, English message, Chinese message)]
+    "bert-attention": [
+        ("", "Type a sentence in English", "请输入一个英文句子"),
+        ("!!! ... ???", "No letter or digit", "没有可读的字母或数字"),
+    ],
+    "bert-similarity": [
+        ("", "Type two sentences or more", "请输入两个或更多句子"),
+        ("Only one sentence here.", "One sentence", "只有一个句子"),
+        ("A first sentence.\n???", "Sentence 2 has no letter", "第 2 个句子没有可读的字母"),
+        ("\n".join(f"Sentence {i}." for i in range(9)), "9 sentences", "共 9 个句子"),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_bert_explorers_refuse_bad_input_in_the_pages_language(page, site, lang):
+    widget, _ = _bert_open(page, site, lang, "bert-attention")
+    for name, messages in BERT_MESSAGES.items():
+        widget = page.locator(f"[data-explorer='{name}']")
+        field = widget.locator("textarea" if name == "bert-similarity" else "input[type=text]")
+        for text, *said in messages:
+            field.fill(text)
+            expect(widget).to_have_attribute("data-state", "error")
+            expect(widget.locator(".explorer__status")).to_contain_text(said[lang == "zh"])
+            assert widget.locator(".explorer__output > *").count() == 0
+        field.fill(widget.get_attribute("data-start"))
+        expect(widget).to_have_attribute("data-state", "ok")
+    long = "Every word here is read, " * 30
+    widget = page.locator("[data-explorer='bert-attention']")
+    widget.locator("input[type=text]").fill(long)
+    said = {"en": "only the first 128 are read", "zh": "只读前 128 个"}[lang]
+    expect(widget.locator(".explorer__status")).to_contain_text(said, timeout=60_000)

@@ -54,7 +54,11 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     && (!fetches(el) || "ready" in el.dataset);
   for (const el of explorers) {
     el.scrollIntoView();
-    for (let i = 0; i < 300 && !drawn(el); i++) await frame();
+    // One whose model loads on a button (a large one) is looked at loaded: the button pressed.
+    const says = () => !!el.querySelector(".explorer__status:not(:empty)");
+    for (let i = 0; i < 300 && !says(); i++) await frame();
+    el.querySelector("button.explorer__load")?.click(); // gone once another's was pressed
+    for (let i = 0; i < ("size" in el.dataset ? 6000 : 300) && !drawn(el); i++) await frame();
   }
   await frame();
   window.scrollTo(0, 0);

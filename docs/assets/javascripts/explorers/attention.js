@@ -98,28 +98,41 @@ function half(bits) {
 const DTYPES = {
   F32: [4, (view, at) => view.getFloat32(at, true)],
   F16: [2, (view, at) => half(view.getUint16(at, true))],
+  I8: [1, (view, at) => view.getInt8(at)],
 };
+// An int8 tensor NAME (rows, columns) comes with the float32 tensor NAME + SCALE (rows,): row r
+// stands for its integers times scale[r] (docs_build/explorers.py int8_rows).
+const SCALE = ".scale";
 
 /** A model from its safetensors file (docs_build/explorers.py model_file), as forward() takes
- * one: {task, config, params: name -> Float64Array, row-major}. The file: an 8-byte
- * little-endian header length, the JSON header (each tensor's dtype, shape and byte range; the
- * metadata), then the bytes. */
-export async function loadModel(url) {
+ * one: {task, config, params: name -> `array` (Float64Array, or Float32Array for a large model),
+ * row-major, meta: the file's metadata}. The file: an 8-byte little-endian header length, the
+ * JSON header (each tensor's dtype, shape and byte range; the metadata), then the bytes. */
+export async function loadModel(url, array = Float64Array) {
   const buffer = await (await fetchOk(url)).arrayBuffer();
   const view = new DataView(buffer);
   const n = Number(view.getBigUint64(0, true));
   const { __metadata__: meta, ...tensors } = JSON.parse(
     new TextDecoder().decode(new Uint8Array(buffer, 8, n)),
   );
+  const read = (name) => {
+    const { dtype, data_offsets: [begin, end] } = tensors[name];
+    if (!DTYPES[dtype]) throw new Error(`${name} is ${dtype}, not F32, F16 or I8`);
+    const [size, value] = DTYPES[dtype];
+    const values = new array((end - begin) / size);
+    for (let i = 0; i < values.length; i += 1) values[i] = value(view, 8 + n + begin + size * i);
+    return values;
+  };
   const params = {};
-  for (const [name, { dtype, data_offsets: [begin, end] }] of Object.entries(tensors)) {
-    if (!DTYPES[dtype]) throw new Error(`${name} is ${dtype}, not F32 or F16`);
-    const [size, read] = DTYPES[dtype];
-    const values = new Float64Array((end - begin) / size);
-    for (let i = 0; i < values.length; i += 1) values[i] = read(view, 8 + n + begin + size * i);
-    params[name] = values;
+  for (const [name, { dtype, shape }] of Object.entries(tensors)) {
+    if (name.endsWith(SCALE) && tensors[name.slice(0, -SCALE.length)]?.dtype === "I8") continue;
+    params[name] = read(name);
+    if (dtype !== "I8") continue;
+    if (!tensors[name + SCALE]) throw new Error(`${name} is I8 without ${name + SCALE}`);
+    const [values, scale, columns] = [params[name], read(name + SCALE), shape[1] ?? 1];
+    for (let i = 0; i < values.length; i += 1) values[i] *= scale[Math.floor(i / columns)];
   }
-  return { task: meta.task, config: JSON.parse(meta.config), params };
+  return { task: meta.task, config: JSON.parse(meta.config), params, meta };
 }
 
 /** y = x W^T + b for each row x; W is (out, in) row-major. */

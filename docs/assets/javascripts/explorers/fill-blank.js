@@ -118,6 +118,6 @@ export function mount(root) {
       }
       return { message, nodes, result };
     },
-    { candidate: t.candidate },
+    { more: { candidate: t.candidate } },
   );
 }

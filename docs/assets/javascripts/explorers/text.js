@@ -22,6 +22,8 @@ const SAID = {
     cut: (n, max) => ` Only the first ${max} of the ${n} characters are read, as in training.`,
     unknown: (n) => ` ${n} character${n > 1 ? "s" : ""} not in the vocabulary (marked), read as <unk>.`,
     unknownTitle: "not in the vocabulary: read as <unk>",
+    ask: (mb) => `The model's weights are ${mb} MB: they load when you press the button.`,
+    load: (mb) => `Load the model (${mb} MB)`,
   },
   zh: {
     loading: "正在加载……",
@@ -29,6 +31,8 @@ const SAID = {
     cut: (n, max) => `共 ${n} 个字符，只读前 ${max} 个，与训练时相同。`,
     unknown: (n) => `有 ${n} 个字符不在词表中（已标出），读作 <unk>。`,
     unknownTitle: "不在词表中：读作 <unk>",
+    ask: (mb) => `模型的权重共 ${mb} MB：按下按钮才加载。`,
+    load: (mb) => `加载模型（${mb} MB）`,
   },
 };
 
@@ -67,42 +71,68 @@ export function tokenCells(tokens, ids, unknown) {
   });
 }
 
+const ASKED = new Set(); // the files a reader asked for on this page (data-size)
+
 /**
  * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
- * language `reads`: "zh" or "en"), a
+ * language `reads`: "zh" or "en"; a box of several lines if `lines`), a
  * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
  * `show(files, text, more)` gives {error} or {message, nodes, result}: the status says the error
  * or the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
- * what is shown (the browser tests hold them to the package's). `more`: further boxes,
- * {name: label}, whose texts `show` gets as {name: text} (the first text: data-NAME).
+ * what is shown (the browser tests hold them to the package's); `root.explorer.update()` shows
+ * the text again (after a choice in the explorer's own `controls`, shown beside the boxes).
+ * `more`: further boxes, {name: label}, whose texts `show` gets as {name: text} (the first
+ * text: data-NAME). `wait`: milliseconds of no typing before the model runs.
+ * With data-size (bytes), the files are fetched only when the reader presses the button that
+ * says their size: a large model. Pressed in one explorer, it loads them for every explorer
+ * of the page that reads the same files (event "explorer-asked"; one drawn later finds them in
+ * ASKED).
  */
-export function textExplorer(root, t, reads, files, show, more = {}) {
+export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0, controls = [], more = {} } = {}) {
   const statusId = uid(`${root.dataset.explorer}-status`);
-  const box = (name, label, value) => {
+  const box = (name, label, value, rows = 0) => {
     const id = uid(`${root.dataset.explorer}-${name}`);
-    const input = h("input", {
-      type: "text",
+    const input = h(rows ? "textarea" : "input", {
+      type: rows ? false : "text",
+      rows: rows || false,
       id,
       name,
       lang: reads, // the language the model reads, whichever the page's
-      value: value ?? "",
       autocomplete: "off",
       spellcheck: "false",
       "aria-describedby": statusId,
     });
+    input.value = value ?? "";
     const field = h("span", { class: "explorer__field explorer__field--text" }, h("label", { for: id, text: label }), input);
     return { input, field };
   };
-  const main = box("input", t.input, root.dataset.start);
+  const main = box("input", t.input, root.dataset.start, lines);
   const input = main.input;
   const others = Object.entries(more).map(([name, label]) => [name, box(name, label, root.dataset[name])]);
   const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
+  const paths = () => Object.keys(files).map((key) => new URL(root.dataset[key], SITE_ROOT).href);
+  const size = Number(root.dataset.size);
+  let asked = !size || paths().every((path) => ASKED.has(path));
+  const mb = (size / 1e6).toFixed(1);
+  const button = size && !asked ? h("button", { type: "button", class: "explorer__load", text: t.load(mb) }) : "";
+  if (button) {
+    button.addEventListener("click", () => {
+      paths().forEach((path) => ASKED.add(path));
+      document.dispatchEvent(new CustomEvent("explorer-asked", { detail: paths() }));
+    });
+    document.addEventListener("explorer-asked", ({ detail }) => {
+      if (asked || !paths().every((path) => detail.includes(path))) return;
+      asked = true;
+      button.remove();
+      update();
+    });
+  }
   // Keep the placeholder's height (extra.css) until the first drawing, so the page does not
   // jump while the files load.
   root.style.minHeight = `${root.getBoundingClientRect().height}px`;
   root.replaceChildren(
-    h("div", { class: "explorer__controls" }, main.field, others.map(([, other]) => other.field)),
+    h("div", { class: "explorer__controls" }, main.field, others.map(([, other]) => other.field), controls, button),
     status,
     output,
   );
@@ -125,6 +155,10 @@ export function textExplorer(root, t, reads, files, show, more = {}) {
   }
   async function update() {
     const ticket = (pending += 1);
+    if (!asked) {
+      say("ask", t.ask(mb));
+      return;
+    }
     let loaded;
     try {
       if (!("ready" in root.dataset)) status.textContent = t.loading;
@@ -148,11 +182,14 @@ export function textExplorer(root, t, reads, files, show, more = {}) {
   }
   // A Chinese input method fires "input" for each letter of the pinyin it is composing: run the
   // model on the characters it commits, not on the letters in between.
+  // `wait` ms: a model that takes a while runs once the reader pauses, not at every key.
+  let timer;
+  const edited = () => (clearTimeout(timer), wait ? (timer = setTimeout(update, wait)) : update());
   for (const each of [input, ...others.map(([, other]) => other.input)]) {
-    each.addEventListener("input", (event) => event.isComposing || update());
-    each.addEventListener("compositionend", update);
+    each.addEventListener("input", (event) => event.isComposing || edited());
+    each.addEventListener("compositionend", edited);
   }
-  root.explorer = { result: () => current };
+  root.explorer = { result: () => current, update };
   const seen = new IntersectionObserver((entries) => {
     if (entries.some((e) => e.isIntersecting)) {
       seen.disconnect();
