@@ -58,7 +58,7 @@ class FenceRunner(DefaultRunner):
     """pytest-markdown-docs' runner for every python fence (see ``docs_build/fences.py``)."""
 
     def __init__(self) -> None:
-        self.package = ""  # the package's hash, taken when a fence first needs it
+        self.inputs = ""  # cache.inputs_hash(), taken when a fence first needs it
         self.sessions: dict[tuple[Path, str], fences.Session] = {}
 
     # No ``asyncio_runner`` keyword: pytest-markdown-docs 0.9.2 retries a call that raises
@@ -73,12 +73,12 @@ class FenceRunner(DefaultRunner):
         if fence.options.get("exec") != "on":
             super().runtest(test, args)
             return
-        self.package = self.package or cache.package_hash()
+        self.inputs = self.inputs or cache.inputs_hash()
         session = fence.options.get("session", "")
         same = {"exec": "on", "session": session}.items()  # a fence of its session
         run = [f for f in page if session and f.start < line and same <= f.options.items()]
         run.append(fence)
-        key = fences.fence_key(self.package, session, [fences.normalize(f.code) for f in run])
+        key = fences.fence_key(self.inputs, session, [fences.normalize(f.code) for f in run])
         if os.environ.get("FENCES_CACHED") and cache.get(key) is not None:
             return  # `make serve`: only what the build would not find in the cache runs
         state = fences.Session({**args})

@@ -118,8 +118,8 @@ def normalize(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def fence_key(package: str, session: str, codes: list[str]) -> str:
-    return "fences/" + cache.key(package, session, *codes)
+def fence_key(inputs: str, session: str, codes: list[str]) -> str:
+    return "fences/" + cache.key(inputs, session, *codes)
 
 
 def execute(code: str, namespace: dict, filename: str) -> tuple[str, dict[str, str]]:
@@ -172,7 +172,7 @@ class Fences:
 
     def __init__(self, publish: Callable[[dict[str, str]], None]) -> None:
         self.publish = publish
-        self.package = cache.package_hash()
+        self.inputs = cache.inputs_hash()
         self.ran = 0  # fences run by this build (the rest came from the cache)
         self.new_page()
 
@@ -185,7 +185,7 @@ class Fences:
         name = options.get("session") or ""
         session = self.sessions.setdefault(name, Session()) if name else Session()
         session.codes.append(normalize(source))
-        key = fence_key(self.package, name, session.codes)
+        key = fence_key(self.inputs, name, session.codes)
 
         def run(code: str, **_) -> str:
             # FENCES_SKIP: a build that only warms the other caches runs no fence.

@@ -38,13 +38,14 @@ from docs_build import cache, plots
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
 # Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes,
-# and the diverging colour map reads on either.
+# and the diverging colour map reads on either. Weights in [0, 1] have a colour map per theme:
+# zero weight reads as "nothing", the page background's end of the scale.
 COLOURS = ("fg", "muted", "grid", "accent", "accent2", "accent3")
 THEMES = {
-    suffix: {**dict(zip(COLOURS, colours, strict=True)), "cmap": "RdBu_r"}
-    for suffix, colours in {
-        "": ("#1f2328", "#6e7781", "#d0d7de", "#3f51b5", "#e4572e", "#2a9d8f"),
-        "-dark": ("#e2e4e9", "#9da5b4", "#3b4252", "#8c9eff", "#ff8a65", "#4dd0c4"),
+    suffix: {**dict(zip(COLOURS, colours, strict=True)), "cmap": "RdBu_r", "weights": weights}
+    for suffix, (colours, weights) in {
+        "": (("#1f2328", "#6e7781", "#d0d7de", "#3f51b5", "#e4572e", "#2a9d8f"), "Blues"),
+        "-dark": (("#e2e4e9", "#9da5b4", "#3b4252", "#8c9eff", "#ff8a65", "#4dd0c4"), "magma"),
     }.items()
 }
 # Diagram sources carry the light palette between these markers; the dark variant swaps it.
@@ -200,7 +201,7 @@ def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
     (tests/docs_build/test_figures.py), on every core, and the build then draws none."""
     fonts = " ".join(cjk_fonts())  # the Chinese labels' font
     version = importlib.metadata.version("matplotlib")
-    key = cache.key(cache.package_hash(), version, fonts, name)
+    key = cache.key(cache.inputs_hash(), version, fonts, name)
     return cache.cached(f"figures/{key}", lambda: {name + k: v for k, v in render(fn).items()})
 
 

@@ -75,7 +75,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
         for name in [*stale, "docs_build.explorers"]:
             sys.modules.pop(name, None)
         self.site_config, self.language = config, config.theme["language"]
-        if self.language == i18n.LANG:  # each edition would write 404.html at the site's root,
+        if self.language == i18n.CHINESE:  # each edition would write 404.html at the site's root,
             # the last one built winning (mkdocs-static-i18n#284): the site's is the English one
             config.theme.static_templates.discard("404.html")
         self.fences = fences.Fences(publish=self._publish)
@@ -97,7 +97,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
     def _set_up_notebooks(self, config) -> None:
         # mkdocs-jupyter caches executed notebooks by the notebook's bytes only: a folder per
         # package and language makes an edit to encoder/ execute them again.
-        where = cache.folder() / "mkdocs-jupyter" / self.fences.package / self.language
+        where = cache.folder() / "mkdocs-jupyter" / self.fences.inputs / self.language
         config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(where)
         # Its kernels would each log that they talk over local TCP unencrypted, which the reader
         # of the build's log can do nothing about: their IPython profile logs errors only.
@@ -164,7 +164,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
 
     def on_post_page(self, output: str, *, page, config) -> str:
         root = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
-        homes = {"en": root, i18n.LANG: f"{root}{i18n.LANG}/"}
+        homes = {"en": root, i18n.CHINESE: f"{root}{i18n.CHINESE}/"}
         output = html.page_head(output, homes, drop_css="doc-object" not in page.content)
         notebooks.write(page, config)
         return output
@@ -173,7 +173,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
     # with these same handlers: what this instance holds is still this build's.
     @event_priority(-90)
     def _on_post_build_this_edition(self, *, config) -> None:
-        if self.language == i18n.LANG:  # the sitemap the Chinese build wrote at the root
+        if self.language == i18n.CHINESE:  # the sitemap the Chinese build wrote at the root
             i18n.write_sitemap(Path(config.site_dir))
         ran, language = self.fences.ran, self.language
         log.info("fences: %d ran in this build (%s), the others were cached", ran, language)
