@@ -1,6 +1,6 @@
 """The build's one cache: what a fence printed and wrote, drawn figures, typeset formulas.
 
-Entries are JSON files under ``.cache/`` (``DOCS_CACHE`` names another folder), named by a key
+Entries are JSON files under ``.cache/``, named by a key
 that hashes everything the entry was computed from, ``inputs_hash()`` among it: the package,
 the build code that the pages' fences import (figures and their drawings, the explorers' export),
 the data the pages read and torch's version. An edit to any of them makes new keys, so nothing
@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def folder() -> Path:
-    return Path(os.environ.get("DOCS_CACHE") or ROOT / ".cache")
+    return ROOT / ".cache"
 
 
 def inputs_hash() -> str:

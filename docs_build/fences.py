@@ -24,7 +24,6 @@ import ast
 import dataclasses
 import importlib
 import io
-import os
 import re
 import sys
 import textwrap
@@ -168,10 +167,12 @@ class Session:
 class Fences:
     """The python fences of one build (one language): ``formatter`` is their superfences format.
 
-    ``publish(files)`` adds the site files a fence wrote ({uri: text}) to the build."""
+    ``publish(files)`` adds the site files a fence wrote ({uri: text}) to the build; with
+    ``run_uncached`` false a fence the cache lacks shows nothing, and runs not."""
 
-    def __init__(self, publish: Callable[[dict[str, str]], None]) -> None:
+    def __init__(self, publish: Callable[[dict[str, str]], None], run_uncached: bool) -> None:
         self.publish = publish
+        self.run_uncached = run_uncached
         self.inputs = cache.inputs_hash()
         self.ran = 0  # fences run by this build (the rest came from the cache)
         self.new_page()
@@ -188,8 +189,7 @@ class Fences:
         key = fence_key(self.inputs, name, session.codes)
 
         def run(code: str, **_) -> str:
-            # FENCES_SKIP: a build that only warms the other caches runs no fence.
-            if os.environ.get("FENCES_SKIP") and cache.get(key) is None:
+            if not self.run_uncached and cache.get(key) is None:
                 return ""
             entry = cache.cached(key, lambda: self._run(name, session))
             self.publish(entry["files"])

@@ -49,6 +49,10 @@ API_DIRECTIVE = re.compile(r"^::: ", re.MULTILINE)
 class SiteConfig(Config):
     # Loggers kept to warnings: what they say per file is nothing an author acts on.
     quiet = config_options.ListOfItems(config_options.Type(str), default=[])
+    # Whether a python fence the cache lacks runs in the build ("run") or shows nothing
+    # ("skip": the Makefile's quiet build, which only fills the formula and notebook caches
+    # while pytest runs the fences beside it).
+    uncached_fences = config_options.Choice(("run", "skip"), default="run")
 
 
 class EncoderSite(BasePlugin[SiteConfig]):
@@ -78,7 +82,8 @@ class EncoderSite(BasePlugin[SiteConfig]):
         if self.language == i18n.CHINESE:  # each edition would write 404.html at the site's root,
             # the last one built winning (mkdocs-static-i18n#284): the site's is the English one
             config.theme.static_templates.discard("404.html")
-        self.fences = fences.Fences(publish=self._publish)
+        run_uncached = self.config.uncached_fences == "run"
+        self.fences = fences.Fences(publish=self._publish, run_uncached=run_uncached)
         self.files = None
         self.page = None
         self.search_text: dict[str, list[str]] = {}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.metadata
-import os
 import re
 from pathlib import Path
 
@@ -21,10 +20,10 @@ def pages(site) -> dict[str, str]:
     return {p.relative_to(site.dir).as_posix(): p.read_text() for p in site.dir.rglob("*.html")}
 
 
-def test_strict_build_passes_without_warnings(site):
+def test_strict_build_passes_without_warnings(site, pytestconfig):
     assert site.returncode == 0 and "WARNING" not in site.log, site.log
-    if os.environ.get("FENCES_TESTED"):  # `make test` ran every fence as a test first: the
-        # build only shows them, in English and in Chinese
+    if pytestconfig.getoption("fences_tested"):  # `make test` ran every fence as a test first:
+        # the build only shows them, in English and in Chinese
         assert set(re.findall(r"fences: (\d+) ran in this build", site.log)) == {"0"}, site.log
 
 
