@@ -92,14 +92,12 @@ class FenceRunner(DefaultRunner):
         same = {"exec": "on", "session": session}.items()  # a fence of its session
         run = [f for f in page if session and f.start < line and same <= f.options.items()]
         run.append(fence)
-        key = fences.fence_key(self.inputs, session, [fences.normalize(f.code) for f in run])
-        if self.uncached_only and cache.get(key) is not None:
-            return  # `make serve`: only what the build would not find in the cache runs
-        state = fences.Session({**args})
+        state = fences.Session(self.inputs, session, {**args})
         if session:
             state = self.sessions.setdefault((path, session), state)
-        # Each fence at its lines of the page, for a traceback that names them.
-        cache.put(key, state.run([("\n" * f.start + f.code, str(path)) for f in run]))
+        # Each fence at its lines of the page, for a traceback that names them; under
+        # --fences-uncached-only, only what the build would not find in the cache runs.
+        state.output([("\n" * f.start + f.code, str(path)) for f in run], self.uncached_only)
 
 
 def pytest_configure(config) -> None:
