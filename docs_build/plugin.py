@@ -10,8 +10,8 @@ with the same handlers, so each build starts from fresh state in ``on_config``.
 3. ``on_page_markdown``: a Chinese page's lines are joined and flagged when its English
    original changed (``i18n``); the page offers its code as a notebook (``notebooks``).
 4. Markdown to HTML: each fence runs or comes from the cache, each figure is laid out.
-5. ``on_page_content``: the HTML is tidied through a parser (``html``), then every formula is
-   typeset by MathJax (``mathjax``), with a text form for the search index.
+5. ``on_page_content``: the HTML is parsed once (``html``), tidied and every formula typeset by
+   MathJax (``mathjax``), with a text form for the search index, in one pass of edits.
 6. ``on_page_context``: once search has indexed the page, the text forms leave it.
 7. ``on_post_page``: the head's language links and stylesheets; the page's notebook is written.
 8. ``on_post_build``: the Chinese edition's sitemap and search index.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import functools
 import logging
 import os
 import platform
@@ -144,16 +143,19 @@ class EncoderSite(BasePlugin[SiteConfig]):
 
     @event_priority(-50)  # after the other plugins' rewrites, before search indexes the page
     def on_page_content(self, content: str, *, page, config, files) -> str:
-        uri = page.file.src_uri
-        tidy = html.page_edits
-        if uri.endswith(".ipynb"):
-            tidy = functools.partial(html.notebook_edits, toc=page.toc)
+        uri, notebook = page.file.src_uri, page.file.src_uri.endswith(".ipynb")
+        nodes = html.parse(content)  # once, for the tidy edits and the formulas
+        if notebook:
+            edits = html.notebook_edits(content, nodes, page.toc)
             # A notebook walks through what a concept page teaches, in the same words:
             # search lists it below that page.
             page.meta["search"] = {"boost": 0.5}
-        content, errors, self.search_text[uri] = mathjax.typeset_html(
-            content, self.mathjax, notebook=uri.endswith(".ipynb"), tidy=tidy
+        else:
+            edits = html.page_edits(content, nodes)
+        typeset, errors, self.search_text[uri] = mathjax.typeset_edits(
+            content, nodes, self.mathjax, notebook=notebook
         )
+        content = html.edit(content, edits + typeset)
         for error in errors:
             log.warning("%s: MathJax could not typeset %s", uri, error)
         return content
