@@ -34,6 +34,7 @@ from pathlib import Path
 from cycler import cycler
 
 from docs_build import cache, plots
+from docs_build import html as markup
 
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
@@ -151,28 +152,25 @@ def _diagram_variants(light: str, path: Path) -> dict[str, str]:
     return {"": light, "-dark": dark}
 
 
-SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")
-
-
 def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     """The diagram with the words of its <text> elements in Chinese; None if it has none to
     translate. A word missing from diagrams/zh.json is reported (and stays English)."""
     import html
 
-    source, missing = path.read_text(), []
-
-    def swap(m: re.Match) -> str:
-        english = html.unescape(m[2])
+    source, missing, edits = path.read_text(), [], []
+    for node in markup.parse(source):
+        shown = source[node.inner : node.close]
+        if node.tag != "text" or "<" in shown or source[node.close : node.end] != "</text>":
+            continue  # only a <text> of words alone, as drawn
+        english = html.unescape(shown)
         if english in words:
-            return m[1] + html.escape(words[english], quote=False) + m[3]
+            edits.append((node.inner, node.close, html.escape(words[english], quote=False)))
         # Words to translate: prose, not code ("h = norm1(x)") and not a name ("LayerNorm").
-        if re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
+        elif re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
             missing.append(english)
-        return m[0]
-
-    chinese = SVG_TEXT.sub(swap, source)
     if missing:
         log.warning("figures: %s: no Chinese in %s for %s", path.name, DIAGRAM_WORDS.name, missing)
+    chinese = markup.edit(source, edits)
     return chinese if chinese != source else None
 
 
