@@ -39,13 +39,15 @@ chromium:
 
 # The fences that .cache/ does not hold yet, on every core (pytest-xdist, the fences of a page's
 # session on one worker, in order: conftest.py's groups), so that MkDocs then shows them from the cache. A fence that fails here fails
-# again in the build, which shows its traceback on the page. Beside them, a build that skips
-# those not cached yet (FENCES_SKIP=1, quiet) fills the caches of the formulas (MathJax) and of
-# the notebook pages, so the build after them is quick.
+# again in the build, which shows its traceback on the page. Beside them, a quiet build that
+# skips those not cached yet fills the caches of the formulas (MathJax) and of the notebook
+# pages, so the build after them is quick: mkdocs.yml with the plugin's `uncached_fences: skip`,
+# read from stdin (MkDocs' INHERIT).
 MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+SKIP_UNCACHED := 'INHERIT: mkdocs.yml\nplugins: {encoder-site: {uncached_fences: skip}}\n'
 fences: $(STAMP) $(NODE_STAMP)
-	-FENCES_SKIP=1 $(MKDOCS) build -q -d .cache/warm-site & \
-	  FENCES_CACHED=1 $(BIN)/pytest -q -n auto --dist loadgroup -p no:cacheprovider docs; wait
+	-printf $(SKIP_UNCACHED) | $(MKDOCS) build -q -f - -d .cache/warm-site & \
+	  $(BIN)/pytest -q -n auto --dist loadgroup -p no:cacheprovider docs --fences-uncached-only; wait
 
 # `serve --dirty`: an edit rebuilds only the edited page (and the API reference), running only
 # the fences it changed.
@@ -65,7 +67,7 @@ test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest -n auto --dist loadgroup --ignore=tests/site --ignore=$(TOY_SITE) $(PYTEST_FLAGS)
-	FENCES_TESTED=1 $(BIN)/pytest -n auto --dist worksteal $(TOY_SITE) tests/site $(PYTEST_FLAGS)
+	$(BIN)/pytest -n auto --dist worksteal $(TOY_SITE) tests/site --fences-tested $(PYTEST_FLAGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_encoder_layer

@@ -6,7 +6,6 @@ markdown-exec fence printed and wrote, which the site's build then shows."""
 from __future__ import annotations
 
 import functools
-import os
 from pathlib import Path
 
 import pytest
@@ -21,6 +20,19 @@ collect_ignore = ["docs/zh", "site"]
 # One torch thread per process: pytest-xdist runs a process per core, where a second thread only
 # waits for a core, and a deep model's fence beside another process stalls for many times its time.
 torch.set_num_threads(1)
+
+
+def pytest_addoption(parser) -> None:
+    parser.addoption(
+        "--fences-uncached-only",
+        action="store_true",
+        help="run only the fences whose outputs the cache lacks (make serve, make build)",
+    )
+    parser.addoption(
+        "--fences-tested",
+        action="store_true",
+        help="every fence ran as a test before: the site's build must run none (make test)",
+    )
 
 
 def pytest_markdown_docs_markdown_it():
@@ -57,8 +69,10 @@ def pytest_collection_modifyitems(items) -> None:
 class FenceRunner(DefaultRunner):
     """pytest-markdown-docs' runner for every python fence (see ``docs_build/fences.py``)."""
 
+    uncached_only = False  # --fences-uncached-only (pytest_configure)
+
     def __init__(self) -> None:
-        self.package = ""  # the package's hash, taken when a fence first needs it
+        self.inputs = ""  # cache.inputs_hash(), taken when a fence first needs it
         self.sessions: dict[tuple[Path, str], fences.Session] = {}
 
     # No ``asyncio_runner`` keyword: pytest-markdown-docs 0.9.2 retries a call that raises
@@ -74,16 +88,18 @@ class FenceRunner(DefaultRunner):
         if fence.options.get("exec") != "on":
             super().runtest(test, args)
             return
-        self.package = self.package or cache.package_hash()
+        self.inputs = self.inputs or cache.inputs_hash()
         session = fence.options.get("session", "")
         same = {"exec": "on", "session": session}.items()  # a fence of its session
         run = [f for f in page if session and f.start < line and same <= f.options.items()]
         run.append(fence)
-        key = fences.fence_key(self.package, session, [fences.normalize(f.code) for f in run])
-        if os.environ.get("FENCES_CACHED") and cache.get(key) is not None:
-            return  # `make serve`: only what the build would not find in the cache runs
-        state = fences.Session({**args})
+        state = fences.Session(self.inputs, session, {**args})
         if session:
             state = self.sessions.setdefault((path, session), state)
-        # Each fence at its lines of the page, for a traceback that names them.
-        cache.put(key, state.run([("\n" * f.start + f.code, str(path)) for f in run]))
+        # Each fence at its lines of the page, for a traceback that names them; under
+        # --fences-uncached-only, only what the build would not find in the cache runs.
+        state.output([("\n" * f.start + f.code, str(path)) for f in run], self.uncached_only)
+
+
+def pytest_configure(config) -> None:
+    FenceRunner.uncached_only = config.getoption("fences_uncached_only")

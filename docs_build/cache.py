@@ -1,7 +1,7 @@
 """The build's one cache: what a fence printed and wrote, drawn figures, typeset formulas.
 
-Entries are JSON files under ``.cache/`` (``DOCS_CACHE`` names another folder), named by a key
-that hashes everything the entry was computed from, ``package_hash()`` among it: the package,
+Entries are JSON files under ``.cache/``, named by a key
+that hashes everything the entry was computed from, ``inputs_hash()`` among it: the package,
 the build code that the pages' fences import (figures and their drawings, the explorers' export),
 the data the pages read and torch's version. An edit to any of them makes new keys, so nothing
 stale is ever read.
@@ -21,10 +21,10 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def folder() -> Path:
-    return Path(os.environ.get("DOCS_CACHE") or ROOT / ".cache")
+    return ROOT / ".cache"
 
 
-def package_hash() -> str:
+def inputs_hash() -> str:
     """Hash of what the pages compute from (see the module's docstring)."""
     digest = hashlib.sha256(importlib.metadata.version("torch").encode())
     sources = [*ROOT.glob("encoder/**/*.py"), *ROOT.glob("docs_build/plots/*.py")]

@@ -11,12 +11,12 @@ would; an include fence (``--8<-- "encoder/positional.py:pe"``, or a class's lin
 indented under it) as the code it shows, in a copy of its module's namespace; any other python
 fence (README.md's) on its own.
 
-What a markdown-exec fence printed, and the site files it wrote (``figures.save``,
-``figures.write``), go to the cache (``docs_build.cache``), keyed by the package, the session
-and the code of the session's fences up to this one. In the build, ``Fences.formatter`` shows a
-fence found there without running it; one not found (``mkdocs serve`` after an edit, a cold
-``make build``) runs, after its session's earlier fences, and is cached. Either way markdown-exec
-renders the fence, and a fence that raises fails the strict build.
+Both run a markdown-exec fence with ``Session.output``: what it printed, and the site files it
+wrote (``figures.save``, ``figures.write``), go to the cache (``docs_build.cache``), keyed by the
+package, the session and the code of the session's fences up to this one. In the build,
+``Fences.formatter`` shows a fence found there without running it; one not found (``mkdocs serve``
+after an edit, a cold ``make build``) runs, after its session's earlier fences, and is cached.
+Either way markdown-exec renders the fence, and a fence that raises fails the strict build.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ import ast
 import dataclasses
 import importlib
 import io
-import os
 import re
 import sys
 import textwrap
@@ -124,10 +123,6 @@ def normalize(code: str) -> str:
     return textwrap.dedent(code).strip("\n")
 
 
-def fence_key(package: str, session: str, codes: list[str]) -> str:
-    return "fences/" + cache.key(package, session, *codes)
-
-
 def execute(code: str, namespace: dict, filename: str) -> tuple[str, dict[str, str]]:
     """Run ``code`` in ``namespace`` as markdown-exec does (``print`` writes to the output);
     return what it printed and the site files it wrote.
@@ -156,60 +151,67 @@ def execute(code: str, namespace: dict, filename: str) -> tuple[str, dict[str, s
 
 @dataclasses.dataclass
 class Session:
-    """A page's markdown-exec session: its namespace, its fences so far, how many of them ran."""
+    """A page's markdown-exec session (``name``; "" for a fence of none): its namespace and how
+    many of its fences ran. The one fence runner, for the tests and the build; ``inputs`` is
+    ``cache.inputs_hash()``, which keys the outputs with the session's code."""
 
+    inputs: str
+    name: str = ""
     namespace: dict = dataclasses.field(default_factory=dict)
-    codes: list[str] = dataclasses.field(default_factory=list)
     ran: int = 0
 
-    def run(self, fences: list[tuple[str, str]]) -> dict:
-        """Run the last of the session's ``fences`` so far (code and file name, in order), after
-        those that have not run yet: what it printed and the site files it wrote."""
-        start, self.ran = self.ran, len(fences)
-        for code, filename in fences[start:]:
-            printed, files = execute(code, self.namespace, filename)
-        return {"printed": printed, "files": files}
+    def output(self, fences: list[tuple[str, str]], reuse: bool, run: bool = True) -> dict | None:
+        """What the last of the session's ``fences`` so far (code and file name, in order)
+        printed and the site files it wrote: from the cache if ``reuse``, else (if ``run``)
+        run after those that have not run yet, and cached; None if neither."""
+        codes = [normalize(code) for code, _ in fences]
+        key = "fences/" + cache.key(self.inputs, self.name, *codes)
+        entry = cache.get(key) if reuse else None
+        if entry is None and run:
+            start, self.ran = self.ran, len(fences)
+            for code, filename in fences[start:]:
+                printed, files = execute(code, self.namespace, filename)
+            entry = cache.put(key, {"printed": printed, "files": files})
+        return entry
 
 
 class Fences:
     """The python fences of one build (one language): ``formatter`` is their superfences format.
 
-    ``publish(files)`` adds the site files a fence wrote ({uri: text}) to the build."""
+    ``publish(files)`` adds the site files a fence wrote ({uri: text}) to the build; with
+    ``run_uncached`` false a fence the cache lacks shows nothing, and runs not."""
 
-    def __init__(self, publish: Callable[[dict[str, str]], None]) -> None:
+    def __init__(self, publish: Callable[[dict[str, str]], None], run_uncached: bool) -> None:
         self.publish = publish
-        self.package = cache.package_hash()
+        self.run_uncached = run_uncached
+        self.inputs = cache.inputs_hash()
         self.ran = 0  # fences run by this build (the rest came from the cache)
         self.new_page()
 
     def new_page(self) -> None:
         """A page's sessions start empty."""
-        self.sessions: dict[str, Session] = {}
+        self.sessions: dict[str, tuple[Session, list[tuple[str, str]]]] = {}
 
     def formatter(self, source: str, language: str, css_class: str, options: dict, md, **kwargs):
         """markdown-exec's formatter, running a fence only when the cache does not have it."""
         name = options.get("session") or ""
-        session = self.sessions.setdefault(name, Session()) if name else Session()
-        session.codes.append(normalize(source))
-        key = fence_key(self.package, name, session.codes)
+        new = (Session(self.inputs, name), [])
+        session, codes = self.sessions.setdefault(name, new) if name else new
+        codes.append((normalize(source), f"<session {name}: fence {len(codes) + 1}>"))
+        so_far = list(codes)
 
         def run(code: str, **_) -> str:
-            # FENCES_SKIP: a build that only warms the other caches runs no fence.
-            if os.environ.get("FENCES_SKIP") and cache.get(key) is None:
+            ran = session.ran
+            try:
+                entry = session.output(so_far, reuse=True, run=self.run_uncached)
+            except Exception as error:
+                raise markdown_exec.ExecutionError(
+                    markdown_exec.code_block("python", traceback.format_exc())
+                ) from error
+            self.ran += session.ran != ran
+            if entry is None:
                 return ""
-            entry = cache.cached(key, lambda: self._run(name, session))
             self.publish(entry["files"])
             return entry["printed"]
 
         return markdown_exec.base_format(language=language, run=run, code=source, md=md, **options)
-
-    def _run(self, name: str, session: Session) -> dict:
-        named = [(code, f"<session {name}: fence {n}>") for n, code in enumerate(session.codes, 1)]
-        try:
-            entry = session.run(named)
-        except Exception as error:
-            raise markdown_exec.ExecutionError(
-                markdown_exec.code_block("python", traceback.format_exc())
-            ) from error
-        self.ran += 1
-        return entry

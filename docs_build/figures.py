@@ -34,17 +34,19 @@ from pathlib import Path
 from cycler import cycler
 
 from docs_build import cache, plots
+from docs_build import html as markup
 
 DIAGRAMS = Path(__file__).resolve().parent / "diagrams"
 
 # Colours per theme; text and axes follow Material's default (light) and slate (dark) schemes,
-# and the diverging colour map reads on either.
+# and the diverging colour map reads on either. Weights in [0, 1] have a colour map per theme:
+# zero weight reads as "nothing", the page background's end of the scale.
 COLOURS = ("fg", "muted", "grid", "accent", "accent2", "accent3")
 THEMES = {
-    suffix: {**dict(zip(COLOURS, colours, strict=True)), "cmap": "RdBu_r"}
-    for suffix, colours in {
-        "": ("#1f2328", "#6e7781", "#d0d7de", "#3f51b5", "#e4572e", "#2a9d8f"),
-        "-dark": ("#e2e4e9", "#9da5b4", "#3b4252", "#8c9eff", "#ff8a65", "#4dd0c4"),
+    suffix: {**dict(zip(COLOURS, colours, strict=True)), "cmap": "RdBu_r", "weights": weights}
+    for suffix, (colours, weights) in {
+        "": (("#1f2328", "#6e7781", "#d0d7de", "#3f51b5", "#e4572e", "#2a9d8f"), "Blues"),
+        "-dark": (("#e2e4e9", "#9da5b4", "#3b4252", "#8c9eff", "#ff8a65", "#4dd0c4"), "magma"),
     }.items()
 }
 # Diagram sources carry the light palette between these markers; the dark variant swaps it.
@@ -150,28 +152,25 @@ def _diagram_variants(light: str, path: Path) -> dict[str, str]:
     return {"": light, "-dark": dark}
 
 
-SVG_TEXT = re.compile(r"(<text\b[^>]*>)([^<]*)(</text>)")
-
-
 def _diagram_in_chinese(path: Path, words: dict[str, str]) -> str | None:
     """The diagram with the words of its <text> elements in Chinese; None if it has none to
     translate. A word missing from diagrams/zh.json is reported (and stays English)."""
     import html
 
-    source, missing = path.read_text(), []
-
-    def swap(m: re.Match) -> str:
-        english = html.unescape(m[2])
+    source, missing, edits = path.read_text(), [], []
+    for node in markup.parse(source):
+        shown = source[node.inner : node.close]
+        if node.tag != "text" or "<" in shown or source[node.close : node.end] != "</text>":
+            continue  # only a <text> of words alone, as drawn
+        english = html.unescape(shown)
         if english in words:
-            return m[1] + html.escape(words[english], quote=False) + m[3]
+            edits.append((node.inner, node.close, html.escape(words[english], quote=False)))
         # Words to translate: prose, not code ("h = norm1(x)") and not a name ("LayerNorm").
-        if re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
+        elif re.search(r"[a-z]{3,} [a-z]", english) and not re.search(r"[=\[\]_]", english):
             missing.append(english)
-        return m[0]
-
-    chinese = SVG_TEXT.sub(swap, source)
     if missing:
         log.warning("figures: %s: no Chinese in %s for %s", path.name, DIAGRAM_WORDS.name, missing)
+    chinese = markup.edit(source, edits)
     return chinese if chinese != source else None
 
 
@@ -200,7 +199,7 @@ def drawn_once(name: str, fn: Callable) -> dict[str, dict[str, str]]:
     (tests/docs_build/test_figures.py), on every core, and the build then draws none."""
     fonts = " ".join(cjk_fonts())  # the Chinese labels' font
     version = importlib.metadata.version("matplotlib")
-    key = cache.key(cache.package_hash(), version, fonts, name)
+    key = cache.key(cache.inputs_hash(), version, fonts, name)
     return cache.cached(f"figures/{key}", lambda: {name + k: v for k, v in render(fn).items()})
 
 

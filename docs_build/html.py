@@ -1,10 +1,10 @@
 """The build's edits of generated HTML, made through a real HTML parser (the standard library's).
 
 ``parse`` reads HTML into its nodes, each with the offsets of its tags in the string, and ``edit``
-makes replacements at those offsets, so every character not edited stays as it was. A page's
-content is parsed once: ``mathjax.typeset_html`` finds its formulas in the nodes and makes, in the
-same pass, the edits of ``page_edits`` (a Markdown page) or ``notebook_edits`` (a notebook page,
-mkdocs-jupyter's output). ``page_head`` edits a whole page, reading only its head.
+makes replacements at those offsets, so every character not edited stays as it was. The plugin
+parses a page's content once and makes, in one pass, the edits of ``page_edits`` (a Markdown
+page) or ``notebook_edits`` (a notebook page, mkdocs-jupyter's output) and those of
+``mathjax.typeset_edits`` (its formulas). ``page_head`` edits a whole page, reading only its head.
 """
 
 from __future__ import annotations

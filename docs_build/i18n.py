@@ -17,13 +17,13 @@ from pathlib import Path
 from docs_build import fences
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
-LANG = "zh"
+CHINESE = "zh"  # the second edition's language: its folder in docs/ and on the site
 STALE_TITLE = "英文原文已更新"
 SITEMAP = "http://www.sitemaps.org/schemas/sitemap/0.9"
 
 
 def is_zh(src_uri: str) -> bool:  # a source under docs/zh/, or a location under /zh/
-    return src_uri.startswith(LANG + "/")
+    return src_uri.startswith(CHINESE + "/")
 
 
 def notebook_pages(files, config):
@@ -34,10 +34,10 @@ def notebook_pages(files, config):
         if page is not file:  # in place: the plugin's Files find a page in either language
             files.remove(file)
             files.append(page)
-            if config.theme["language"] == LANG and not is_zh(file.src_uri):
-                page.dest_path = f"{LANG}/{page.dest_path}"
+            if config.theme["language"] == CHINESE and not is_zh(file.src_uri):
+                page.dest_path = f"{CHINESE}/{page.dest_path}"
                 page.abs_dest_path = os.path.join(config.site_dir, page.dest_path)
-                page.url = f"{LANG}/{page.url}"
+                page.url = f"{CHINESE}/{page.url}"
     return files
 
 
@@ -45,11 +45,11 @@ def notebook_switcher(page, config) -> None:
     """A translated notebook's switcher links to its English twin: mkdocs-static-i18n, which
     sees no notebook page, links it to the home page."""
     uri = page.file.src_uri
-    english = Path(config.docs_dir, uri.removeprefix(LANG + "/"))
+    english = Path(config.docs_dir, uri.removeprefix(CHINESE + "/"))
     if is_zh(uri) and uri.endswith(".ipynb") and english.exists():
         for alternate in config.extra.alternate:
-            if alternate["lang"] != LANG:
-                alternate["link"] = page.url.removeprefix(LANG + "/")
+            if alternate["lang"] != CHINESE:
+                alternate["link"] = page.url.removeprefix(CHINESE + "/")
 
 
 CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"  # punctuation, ideographs, full-width forms
@@ -76,7 +76,7 @@ def page_markdown(markdown: str, page, config) -> str:
     if not is_zh(uri) or not uri.endswith(".md"):
         return markdown
     markdown = join_cjk_lines(markdown)
-    english = Path(config.docs_dir, uri.removeprefix(LANG + "/"))
+    english = Path(config.docs_dir, uri.removeprefix(CHINESE + "/"))
     if page.meta.get("source_hash") == source_hash(english):
         return markdown
     link = os.path.relpath(english, Path(config.docs_dir, uri).parent)
@@ -97,9 +97,9 @@ def write_sitemap(site: Path) -> None:
     ET.register_namespace("", SITEMAP)
     tree = ET.parse(site / "sitemap.xml")
     for url in list(tree.getroot()):
-        if f"/{LANG}/" not in url.findtext(f"{{{SITEMAP}}}loc", ""):
+        if f"/{CHINESE}/" not in url.findtext(f"{{{SITEMAP}}}loc", ""):
             tree.getroot().remove(url)
-    tree.write(site / LANG / "sitemap.xml", encoding="UTF-8", xml_declaration=True)
+    tree.write(site / CHINESE / "sitemap.xml", encoding="UTF-8", xml_declaration=True)
 
 
 def write_search_indexes(site: Path) -> None:
@@ -112,10 +112,10 @@ def write_search_indexes(site: Path) -> None:
     if not chinese:
         return  # split already, an English build alone, or a site without search
     english = [doc for doc in index["docs"] if not is_zh(doc["location"])]
-    chinese = [{**doc, "location": doc["location"].removeprefix(f"{LANG}/")} for doc in chinese]
+    chinese = [{**doc, "location": doc["location"].removeprefix(f"{CHINESE}/")} for doc in chinese]
     editions = {
         path: {"config": {**index["config"], "lang": ["en"]}, "docs": english},
-        site / LANG / "search" / "search_index.json": {**index, "docs": chinese},
+        site / CHINESE / "search" / "search_index.json": {**index, "docs": chinese},
     }
     for where, part in editions.items():
         where.parent.mkdir(parents=True, exist_ok=True)
@@ -127,9 +127,9 @@ RECORDED = re.compile(r"^source_hash:[ \t]*(\w*).*$", re.MULTILINE)  # in its fr
 
 def stale() -> list[Path]:
     found = []
-    for page in sorted((DOCS / LANG).rglob("*.md")):
+    for page in sorted((DOCS / CHINESE).rglob("*.md")):
         recorded = RECORDED.search(page.read_text())
-        if not recorded or recorded[1] != source_hash(DOCS / page.relative_to(DOCS / LANG)):
+        if not recorded or recorded[1] != source_hash(DOCS / page.relative_to(DOCS / CHINESE)):
             found.append(page)
     return found
 
@@ -137,7 +137,7 @@ def stale() -> list[Path]:
 def main(pages: list[str]) -> None:
     """Record in each Chinese page the hash of the English page it translates, as it is now."""
     for page in map(Path, pages):
-        digest = source_hash(DOCS / page.resolve().relative_to(DOCS / LANG))
+        digest = source_hash(DOCS / page.resolve().relative_to(DOCS / CHINESE))
         text = RECORDED.sub(f"source_hash: {digest}", page.read_text(), count=1)
         if f"source_hash: {digest}" not in text:  # no such line yet: a front matter with it
             text = f"---\nsource_hash: {digest}\n---\n\n{text}"

@@ -2,8 +2,8 @@
 
 Pages carry their TeX as pymdownx.arithmatex writes it (``<span class="arithmatex">\\(...\\)``,
 ``<div class="arithmatex">\\[...\\]``); notebook pages (mkdocs-jupyter) as raw ``$...$`` and
-``$$...$$`` in their markdown cells. ``typeset_html`` finds both and puts MathJax's SVG output in
-their place. MathJax runs in Node (``docs_build/mathjax.mjs``); its results are cached per page
+``$$...$$`` in their markdown cells. ``typeset_edits`` finds both and puts MathJax's SVG output
+in their place. MathJax runs in Node (``docs_build/mathjax.mjs``); its results are cached per page
 (``.cache/mathjax/``), keyed by the page's formulas, the script and the npm lock file, so a
 rebuild of an unchanged page starts no Node at all.
 """
@@ -15,13 +15,12 @@ import json
 import re
 import subprocess
 import unicodedata
-from collections.abc import Callable
 from pathlib import Path
 from subprocess import PIPE
 
 from docs_build import cache
 from docs_build.cache import ROOT
-from docs_build.html import Node, edit, parse
+from docs_build.html import Edit, Node
 
 SCRIPT = Path(__file__).with_suffix(".mjs")
 
@@ -104,7 +103,7 @@ def _markdown_text(node: Node) -> bool:
 
 # Material's search indexes a page's text; without a formula's words a result's snippet would
 # read "its own  features". Each formula gets a plain-text form (d_model, √d_k, QKᵀ) in a span
-# that the search plugin reads; typeset_html returns these spans, for the build to remove them
+# that the search plugin reads; typeset_edits returns these spans, for the build to remove them
 # from the page once the search plugin has read it.
 SYMBOLS = {
     "cdot": "·", "times": "×", "top": "ᵀ", "in": "∈", "approx": "≈", "le": "≤", "ge": "≥",
@@ -148,16 +147,14 @@ def text_form(tex: str) -> str:
 CLOSING = re.compile(r"[，。、；：！？）」』》】,.;:!?)\]]+")  # punctuation that closes a phrase
 
 
-def typeset_html(
-    html: str, mathjax: MathJax, *, notebook: bool = False, tidy: Callable | None = None
-) -> tuple[str, list[str], list[str]]:
-    """The page with every formula typeset, the TeX errors ("TeX: message"), and the spans of
-    the formulas' text forms it inserted (each to remove with ``str.replace`` once indexed).
-
-    ``tidy(html, nodes)`` (``html.page_edits``, ``html.notebook_edits``) gives more edits to
-    make in the same pass: a page is parsed once."""
-    nodes = parse(html)
-    edits = tidy(html, nodes) if tidy else []
+def typeset_edits(
+    html: str, nodes: list[Node], mathjax: MathJax, *, notebook: bool = False
+) -> tuple[list[Edit], list[str], list[str]]:
+    """The edits that put every formula of ``html`` (parsed into ``nodes``) typeset in its place
+    and MathJax's shared definitions at its end (for ``docs_build.html.edit``), the TeX errors
+    ("TeX: message"), and the spans of the formulas' text forms they insert (each to remove with
+    ``str.replace`` once indexed)."""
+    edits = []
     formulas = _formulas(html, nodes, notebook)
     result = mathjax.typeset([(tex, display) for _, _, tex, display, _ in formulas])
     texts = []
@@ -171,4 +168,5 @@ def typeset_html(
         if closing:  # "，" never starts a line: the browser may break after the formula's box
             drawn, end = f'<span class="nowrap">{drawn}{closing[0]}</span>', closing.end()
         edits.append((start, end, drawn))
-    return edit(html, edits) + result["defs"], result["errors"], texts
+    edits.append((len(html), len(html), result["defs"]))
+    return edits, result["errors"], texts

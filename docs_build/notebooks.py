@@ -29,7 +29,7 @@ from urllib.parse import urljoin
 import nbformat
 from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
-from docs_build import fences, page_figures
+from docs_build import fences, html, page_figures
 
 RUNS = re.compile(r'\bexec="on"')
 # A fence that prints HTML draws one of the site's figures or exports an explorer, with the
@@ -39,10 +39,8 @@ BLOCK = re.compile(
     r'^(?P<indent>[ \t]*)(?:!!!|\?\?\?\+?|===)\s*(?:[\w-]+\s*)?(?:"(?P<title>[^"]*)")?\s*$',
     re.MULTILINE,
 )
-EXPLORER = re.compile(r'<div class="explorer" data-explorer="(?P<name>[\w-]+)"[^>]*></div>')
-RESIDUE = re.compile(
-    r"<!--.*?-->|</?div[^>]*>|\{:?\s*[#.][^}]*\}|^---\n.*?\n---\n", re.DOTALL | re.MULTILINE
-)
+# What only the site reads: attribute lists ({: .class}, {#id}) and front matter.
+RESIDUE = re.compile(r"\{:?\s*[#.][^}]*\}|^---\n.*?\n---\n", re.DOTALL | re.MULTILINE)
 # A link to a page (another, or this one's section: "#anchor"), which the notebook needs whole.
 LINK = re.compile(r"\]\((?!\))(?P<target>[^)\s:#]+\.(?:md|ipynb))?(?P<anchor>#[^)\s]*)?\)")
 AUTOREF = re.compile(r"\[(?P<text>[^\]]+)\]\[(?P<id>encoder(?:\.\w+)*)\]")
@@ -97,13 +95,30 @@ EXPLORER_TEXT = {
 }
 
 
+def without_markup(part: str, explorer: str) -> str:
+    """Markdown ``part`` with each explorer's placeholder (an empty ``<div class="explorer"
+    data-explorer="NAME">``) replaced by ``explorer``, and its other <div> tags (not their
+    content) and its comments dropped: edits through the build's HTML parser."""
+    edits = []
+    for node in html.parse(part):
+        if node.tag == "div" and "explorer" in node.classes() and node.attrs.get("data-explorer"):
+            if node.inner == node.close:  # empty: a placeholder
+                edits.append((node.start, node.end, explorer))
+                continue
+        if node.tag == "div":
+            edits += [(node.start, node.inner, ""), (node.close, node.end, "")]
+        elif node.tag == "#comment":
+            edits.append((node.start, node.end, ""))
+    return html.edit(part, edits)
+
+
 def cells(text: str, link, figures: dict[str, bytes], lang: str) -> list:
     """The notebook cells of a page's Markdown (snippets expanded)."""
     out, at = [], 0
     explorer = EXPLORER_TEXT[lang].format(url=link("", ""))
 
     def prose(part: str) -> None:
-        part = RESIDUE.sub("", EXPLORER.sub(lambda m: explorer, part))
+        part = RESIDUE.sub("", without_markup(part, explorer))
         part = BLOCK.sub(lambda m: f"{m['indent']}**{m['title']}**" if m["title"] else "", part)
         part = AUTOREF.sub(lambda m: f"[{m['text']}]({link('api.md', '#' + m['id'])})", part)
         part = LINK.sub(lambda m: f"]({link(m['target'] or '', m['anchor'] or '')})", part)

@@ -1,7 +1,7 @@
 """A figure on a page: one Markdown image on a line of its own, laid out as a <figure>.
 
 The figures themselves are drawn by ``figures``; this module is not part of the hash that keys
-the pages' outputs (``cache.package_hash``), so editing it re-runs no fence.
+the pages' outputs (``cache.inputs_hash``), so editing it re-runs no fence.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class FigureExtension(markdown.Extension, markdown.treeprocessors.Treeprocessor)
         a diagram that open a page (box_links), named in the page's language, and the caption."""
         page, name = self.site.page, m["name"]  # figures/NAME.svg, from the site's root
         base = name.removesuffix(ZH)  # NAME-zh's phone variant is NAME-narrow-zh
-        within = page.file.src_uri.removeprefix(i18n.LANG + "/")  # from its language's root
+        within = page.file.src_uri.removeprefix(i18n.CHINESE + "/")  # from its language's root
         links = [link for link in box_links(name) if link[0] != within]  # not to the page itself
         figure.clear()
         figure.tag, figure.attrib = "figure", {"class": "figure"}

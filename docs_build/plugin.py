@@ -10,8 +10,8 @@ with the same handlers, so each build starts from fresh state in ``on_config``.
 3. ``on_page_markdown``: a Chinese page's lines are joined and flagged when its English
    original changed (``i18n``); the page offers its code as a notebook (``notebooks``).
 4. Markdown to HTML: each fence runs or comes from the cache, each figure is laid out.
-5. ``on_page_content``: the HTML is tidied through a parser (``html``), then every formula is
-   typeset by MathJax (``mathjax``), with a text form for the search index.
+5. ``on_page_content``: the HTML is parsed once (``html``), tidied and every formula typeset by
+   MathJax (``mathjax``), with a text form for the search index, in one pass of edits.
 6. ``on_page_context``: once search has indexed the page, the text forms leave it.
 7. ``on_post_page``: the head's language links and stylesheets; the page's notebook is written.
 8. ``on_post_build``: the Chinese edition's sitemap and search index.
@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import base64
 import datetime as dt
-import functools
 import logging
 import os
 import platform
@@ -49,6 +48,10 @@ API_DIRECTIVE = re.compile(r"^::: ", re.MULTILINE)
 class SiteConfig(Config):
     # Loggers kept to warnings: what they say per file is nothing an author acts on.
     quiet = config_options.ListOfItems(config_options.Type(str), default=[])
+    # Whether a python fence the cache lacks runs in the build ("run") or shows nothing
+    # ("skip": the Makefile's quiet build, which only fills the formula and notebook caches
+    # while pytest runs the fences beside it).
+    uncached_fences = config_options.Choice(("run", "skip"), default="run")
 
 
 class EncoderSite(BasePlugin[SiteConfig]):
@@ -75,10 +78,11 @@ class EncoderSite(BasePlugin[SiteConfig]):
         for name in [*stale, "docs_build.explorers"]:
             sys.modules.pop(name, None)
         self.site_config, self.language = config, config.theme["language"]
-        if self.language == i18n.LANG:  # each edition would write 404.html at the site's root,
+        if self.language == i18n.CHINESE:  # each edition would write 404.html at the site's root,
             # the last one built winning (mkdocs-static-i18n#284): the site's is the English one
             config.theme.static_templates.discard("404.html")
-        self.fences = fences.Fences(publish=self._publish)
+        run_uncached = self.config.uncached_fences == "run"
+        self.fences = fences.Fences(publish=self._publish, run_uncached=run_uncached)
         self.files = None
         self.page = None
         self.search_text: dict[str, list[str]] = {}
@@ -97,7 +101,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
     def _set_up_notebooks(self, config) -> None:
         # mkdocs-jupyter caches executed notebooks by the notebook's bytes only: a folder per
         # package and language makes an edit to encoder/ execute them again.
-        where = cache.folder() / "mkdocs-jupyter" / self.fences.package / self.language
+        where = cache.folder() / "mkdocs-jupyter" / self.fences.inputs / self.language
         config.plugins["mkdocs-jupyter"].config["cache_dir"] = str(where)
         # Its kernels would each log that they talk over local TCP unencrypted, which the reader
         # of the build's log can do nothing about: their IPython profile logs errors only.
@@ -139,16 +143,19 @@ class EncoderSite(BasePlugin[SiteConfig]):
 
     @event_priority(-50)  # after the other plugins' rewrites, before search indexes the page
     def on_page_content(self, content: str, *, page, config, files) -> str:
-        uri = page.file.src_uri
-        tidy = html.page_edits
-        if uri.endswith(".ipynb"):
-            tidy = functools.partial(html.notebook_edits, toc=page.toc)
+        uri, notebook = page.file.src_uri, page.file.src_uri.endswith(".ipynb")
+        nodes = html.parse(content)  # once, for the tidy edits and the formulas
+        if notebook:
+            edits = html.notebook_edits(content, nodes, page.toc)
             # A notebook walks through what a concept page teaches, in the same words:
             # search lists it below that page.
             page.meta["search"] = {"boost": 0.5}
-        content, errors, self.search_text[uri] = mathjax.typeset_html(
-            content, self.mathjax, notebook=uri.endswith(".ipynb"), tidy=tidy
+        else:
+            edits = html.page_edits(content, nodes)
+        typeset, errors, self.search_text[uri] = mathjax.typeset_edits(
+            content, nodes, self.mathjax, notebook=notebook
         )
+        content = html.edit(content, edits + typeset)
         for error in errors:
             log.warning("%s: MathJax could not typeset %s", uri, error)
         return content
@@ -164,7 +171,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
 
     def on_post_page(self, output: str, *, page, config) -> str:
         root = urlsplit(config.site_url or "/").path.rstrip("/") + "/"
-        homes = {"en": root, i18n.LANG: f"{root}{i18n.LANG}/"}
+        homes = {"en": root, i18n.CHINESE: f"{root}{i18n.CHINESE}/"}
         output = html.page_head(output, homes, drop_css="doc-object" not in page.content)
         notebooks.write(page, config)
         return output
@@ -173,7 +180,7 @@ class EncoderSite(BasePlugin[SiteConfig]):
     # with these same handlers: what this instance holds is still this build's.
     @event_priority(-90)
     def _on_post_build_this_edition(self, *, config) -> None:
-        if self.language == i18n.LANG:  # the sitemap the Chinese build wrote at the root
+        if self.language == i18n.CHINESE:  # the sitemap the Chinese build wrote at the root
             i18n.write_sitemap(Path(config.site_dir))
         ran, language = self.fences.ran, self.language
         log.info("fences: %d ran in this build (%s), the others were cached", ran, language)

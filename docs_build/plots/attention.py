@@ -29,11 +29,6 @@ def example_weights() -> tuple[list[str], torch.Tensor, torch.Tensor]:
     return [WORDS[i] for i in IDS[0]], w_pad[0], w_both[0]
 
 
-def _cmap(theme):
-    # Zero weight should read as "nothing": the page background's end of the scale.
-    return "Blues" if theme["fg"].startswith("#1") else "magma"
-
-
 def attn_weights(theme):
     import matplotlib.pyplot as plt
 
@@ -52,7 +47,11 @@ def attn_weights(theme):
         for h in range(H):
             ax = axes[h, row] if tall else axes[row, h]
             im = ax.imshow(
-                weights[h].numpy(), cmap=_cmap(theme), vmin=0, vmax=vmax, interpolation="nearest"
+                weights[h].numpy(),
+                cmap=theme["weights"],
+                vmin=0,
+                vmax=vmax,
+                interpolation="nearest",
             )
             first, last = (row == 0, h == H - 1) if tall else (h == 0, True)
             size = 10 if tall else 9  # the page shows it in a note, narrower than its column

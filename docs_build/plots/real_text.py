@@ -27,7 +27,7 @@ def first_position(theme, tokens: list[str], weights):
         mosaic[layer * step : layer * step + H] = weights[layer]
     # 4.8 inches: a phone's column shows it at about three quarters, its words still >= 9 px.
     fig, ax = plt.subplots(figsize=(4.8, 0.28 * len(mosaic) + 1.3), layout="constrained")
-    cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
+    cmap = plt.get_cmap(theme["weights"])
     cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gap between layers: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest", aspect="auto")
     rows = [layer * step + h for layer in range(L) for h in range(H)]

@@ -77,7 +77,7 @@ def heads(theme, panels: list[tuple[str | tuple[str, str], list[str], object]]):
     rows, cols = mosaic.shape
     size = (4.6, 4.1 * rows / cols + 1.1) if tall else (8.0, 1.9 * len(panels) + 0.4)
     fig, ax = plt.subplots(figsize=size, layout="constrained")
-    cmap = plt.get_cmap("Blues" if theme["fg"].startswith("#1") else "magma")
+    cmap = plt.get_cmap(theme["weights"])
     cmap = cmap.with_extremes(bad=(0, 0, 0, 0))  # the gaps between maps: transparent
     im = ax.imshow(mosaic, cmap=cmap, vmin=0, vmax=1, interpolation="nearest")
     for row, (title, _, _) in enumerate(panels):

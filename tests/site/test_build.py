@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import gzip
 import importlib.metadata
-import os
 import re
 from pathlib import Path
 
@@ -21,10 +20,10 @@ def pages(site) -> dict[str, str]:
     return {p.relative_to(site.dir).as_posix(): p.read_text() for p in site.dir.rglob("*.html")}
 
 
-def test_strict_build_passes_without_warnings(site):
+def test_strict_build_passes_without_warnings(site, pytestconfig):
     assert site.returncode == 0 and "WARNING" not in site.log, site.log
-    if os.environ.get("FENCES_TESTED"):  # `make test` ran every fence as a test first: the
-        # build only shows them, in English and in Chinese
+    if pytestconfig.getoption("fences_tested"):  # `make test` ran every fence as a test first:
+        # the build only shows them, in English and in Chinese
         assert set(re.findall(r"fences: (\d+) ran in this build", site.log)) == {"0"}, site.log
 
 
@@ -150,8 +149,8 @@ def test_api_shape_sections_keep_their_lines(pages):
 
 
 LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhref)="([^"?#]+)')
-# The files a page's explorers fetch (its test vectors are the browser tests' alone).
-EXPORT = re.compile(r"explorers/[\w-]+(?<!-tests)\.(?:json|safetensors)")
+# The files a page's explorers fetch (their test vectors stay in the build's cache).
+EXPORT = re.compile(r"explorers/[\w-]+\.(?:json|safetensors)")
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
@@ -169,6 +168,7 @@ def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site
     exports = {}  # the model and data files that each page's explorers fetch
     for page in site.english:
         files = set(EXPORT.findall(site.html(lang + page)))
+        assert not any(f.endswith("-tests.json") for f in files), files
         exports[page] = sum((site.dir / f).stat().st_size for f in files)
     assert 0 < max(exports.values()) <= 2_000_000, exports
 

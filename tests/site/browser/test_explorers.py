@@ -20,6 +20,7 @@ from numpy.testing import assert_allclose
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
+from docs_build import cache, explorers
 from docs_build.explorers import _vectors
 from encoder import (
     Encoder,
@@ -82,8 +83,10 @@ def _js(widget, method: str, *args):
 
 
 def _fetch(widget, site, attribute: str):
-    """The JSON file the explorer's ``attribute`` names (a path from the site's root)."""
-    return json.loads((site.dir / widget.get_attribute(attribute)).read_text(encoding="utf-8"))
+    """The package's outputs the explorer is tested against (``attribute``: "data-tests"), which
+    the build keeps in its cache, not on the site (``explorers.vectors_key``)."""
+    assert attribute == "data-tests", attribute
+    return cache.get(explorers.vectors_key(widget.get_attribute("data-explorer")))
 
 
 def _status(widget, line: str = ".explorer__status") -> str:
