@@ -244,9 +244,10 @@ def mask_tokens(
     are the chosen tokens' ids, IGNORE everywhere else. The specials (PAD, CLS, UNK,
     MASK) are never chosen: a hidden <unk> would teach nothing.
 
-    The loss is on the chosen tokens only. As a fifth of them do not show MASK, the model
-    cannot tell a scored position from the others, so it learns to represent the true token
-    at every position, not only at MASK, which a sentence typed later never contains.
+    The loss is on the chosen tokens only. As a fifth of them do not show MASK, the
+    model cannot tell a scored position from the others, so it learns to represent the
+    true token at every position, not only at MASK, which a sentence typed later never
+    contains.
 
     Shape:
         ids: (B, T)  ->  inputs (B, T), labels (B, T), int64
