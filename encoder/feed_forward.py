@@ -59,8 +59,5 @@ class PositionwiseFeedForward(nn.Module):
             h = F.relu(h, inplace=not h.requires_grad)
         return self.linear2(self.dropout(h))  # (..., d_model)
 
-    def extra_repr(self) -> str:
-        return f"activation={self.activation!r}"
-
 
 # --8<-- [end:ffn]
