@@ -22,7 +22,7 @@ def head_scores(theme, scores: dict[tuple[str, str], object]):
     n = len(scores)
     cols = 2 if tall else n
     rows = -(-n // cols)
-    size = (4.6, 2.2 * rows + 0.9) if tall else (8.0, 2.5)
+    size = (4.6, 1.6 * rows + 1.0) if tall else (8.0, 2.5)
     fig, axes = plt.subplots(rows, cols, figsize=size, layout="constrained", squeeze=False)
     for ax, (name, score) in zip(axes.flat, scores.items(), strict=False):
         score = np.asarray(score)
