@@ -61,10 +61,10 @@ PYPI = "\nneeds |= {pins}  # what this page reads: its data, its libraries"
 NO_DEPS = """
 # Without its dependencies, which the code below does not need.
 bare = {pins}
-missing = [package for module, package in bare.items() if not importlib.util.find_spec(module)]
-if missing:
+absent = [package for module, package in bare.items() if not importlib.util.find_spec(module)]
+if absent:
     pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps"]
-    subprocess.run([*pip, *missing], check=True)
+    subprocess.run([*pip, *absent], check=True)
 """
 # A notebook's reader has Python, not necessarily npm: the cell fetches npm's packages itself.
 NPM = """

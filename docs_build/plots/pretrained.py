@@ -33,7 +33,7 @@ def head_scores(theme, scores: dict[tuple[str, str], object]):
         ax.set_title(f"{text(theme, *name)}\nL{layer} H{head}: {score.max():.2f}", fontsize=9)
         ax.set_xticks(range(0, H, 3 if tall else 2))
         ax.set_yticks(range(L))
-        ax.tick_params(length=0, labelsize=8.5)
+        ax.tick_params(length=0, labelsize=9.5 if tall else 8.5)
         ax.set_xlabel(text(theme, "head", "头"), fontsize=9)
         ax.set_ylabel(text(theme, "layer", "层"), fontsize=9)
         for side in ax.spines.values():
