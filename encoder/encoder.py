@@ -15,6 +15,11 @@ from encoder.transformer_embedding import (
 )
 
 
+def _check_args(n_layers: int, embedding_norm: bool, scale_embedding: bool) -> None:
+    _checks.positive_ints(n_layers=n_layers)
+    _checks.bools(embedding_norm=embedding_norm, scale_embedding=scale_embedding)
+
+
 def _check_inputs(
     self: Encoder,
     ids: torch.Tensor,
@@ -86,8 +91,8 @@ class Encoder(nn.Module):
         scale_embedding: bool = True,
     ) -> None:
         super().__init__()
-        _checks.positive_ints(n_layers=n_layers)  # the sub-modules check the rest
-        _checks.bools(embedding_norm=embedding_norm, scale_embedding=scale_embedding)
+        # The parts check the rest of the arguments.
+        _check_args(n_layers, embedding_norm, scale_embedding)
         self.padding_idx, self.n_head = padding_idx, n_head
         self.embedding = TransformerEmbedding(
             vocab_size, d_model, max_len, dropout, padding_idx,

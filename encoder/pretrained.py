@@ -177,6 +177,20 @@ def _check_tensors(
                 )
 
 
+def _pinned_tensors(
+    path: Path, sha256: str, model: Encoder, names: dict[str, tuple[str, ...]]
+) -> dict[str, torch.Tensor]:
+    """The tensors of the file at ``path``, by name, if it has the pinned ``sha256``
+    and holds what ``model`` needs (``_check_tensors``)."""
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != sha256:
+        raise ValueError(f"{path} has sha256 {digest}, not {sha256}")
+    tensors = _library("safetensors.torch").load(data)  # name -> tensor
+    _check_tensors(tensors, model, names)
+    return tensors
+
+
 def _check_load_args(folder: str | Path, sha256: str) -> None:
     if not isinstance(folder, str | Path):
         raise TypeError(f"folder must be a str or Path, got {type(folder).__name__}")
@@ -197,16 +211,10 @@ def load_bert(folder: str | Path, sha256: str) -> Encoder:
     _check_load_args(folder, sha256)
     folder = Path(folder)
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
-    data = (folder / "model.safetensors").read_bytes()
-    digest = hashlib.sha256(data).hexdigest()
-    if digest != sha256:
-        raise ValueError(
-            f"{folder / 'model.safetensors'} has sha256 {digest}, not {sha256}"
-        )
-    tensors = _library("safetensors.torch").load(data)  # name -> tensor
     model = encoder_for(config)
     names = bert_names(config["num_hidden_layers"])
-    _check_tensors(tensors, model, names)
+    # name -> tensor, once its sha256, names and shapes are what we expect
+    tensors = _pinned_tensors(folder / "model.safetensors", sha256, model, names)
     # One tensor of ours from one of theirs, or from three stacked: [W^Q; W^K; W^V].
     state = {
         ours: torch.cat([tensors[n] for n in theirs]) for ours, theirs in names.items()
