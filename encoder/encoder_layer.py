@@ -15,6 +15,14 @@ from encoder.layer_norm import LayerNorm
 from encoder.masks import check_mask
 
 
+def _activation_name(fn: object) -> str | None:
+    """The name of ``nn.TransformerEncoderLayer``'s activation among ours, else None."""
+    if fn in (F.relu, torch.relu) or isinstance(fn, nn.ReLU):
+        return "relu"
+    exact = isinstance(fn, nn.GELU) and fn.approximate == "none"
+    return "gelu" if fn is F.gelu or exact else None
+
+
 def _check_layer_inputs(
     self: EncoderLayer, x: torch.Tensor, mask: torch.Tensor | None = None
 ) -> None:
@@ -41,6 +49,7 @@ class EncoderLayer(nn.Module):
             output, in [0, 1].
         norm_first: pre-norm instead of post-norm.
         eps: LayerNorm epsilon, > 0.
+        activation: the feed-forward's, ``"relu"`` (the paper) or ``"gelu"`` (BERT).
 
     Shape:
         x: (B, T, d_model); mask: bool, broadcastable to (B, n_head, T, T),
@@ -57,11 +66,12 @@ class EncoderLayer(nn.Module):
         dropout: float = 0.1,
         norm_first: bool = False,
         eps: float = 1e-5,
+        activation: str = "relu",
     ) -> None:
         super().__init__()
         _checks.bools(norm_first=norm_first)  # the sub-modules check the rest
         self.self_attn = MultiHeadAttention(d_model, n_head, dropout)
-        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout)
+        self.ff = PositionwiseFeedForward(d_model, d_ff, dropout, activation)
         self.norm1 = LayerNorm(d_model, eps)
         self.norm2 = LayerNorm(d_model, eps)
         self.dropout1 = nn.Dropout(dropout)
@@ -92,15 +102,14 @@ class EncoderLayer(nn.Module):
 
     @classmethod
     def from_torch(cls, layer: nn.TransformerEncoderLayer) -> EncoderLayer:
-        """An EncoderLayer with the weights of ``layer`` (ReLU activation only), in
-        ``layer``'s training or evaluation mode."""
+        """An EncoderLayer with the weights of ``layer`` (a ReLU or exact GELU
+        activation), in ``layer``'s training or evaluation mode."""
         _checks.instance("layer", layer, nn.TransformerEncoderLayer)
-        relu = layer.activation in (F.relu, torch.relu) or isinstance(
-            layer.activation, nn.ReLU
-        )
-        if not relu:
+        activation = _activation_name(layer.activation)
+        if activation is None:
             raise ValueError(
-                f"from_torch supports activation=relu only, got {layer.activation!r}"
+                "from_torch supports activation=relu or gelu (exact), "
+                f"got {layer.activation!r}"
             )
         if layer.norm1.eps != layer.norm2.eps:
             raise ValueError(
@@ -114,6 +123,7 @@ class EncoderLayer(nn.Module):
             dropout=layer.dropout.p,
             norm_first=layer.norm_first,
             eps=layer.norm1.eps,
+            activation=activation,
         ).to(device=layer.linear1.weight.device, dtype=layer.linear1.weight.dtype)
         ours.self_attn = attn
         ours.norm1 = LayerNorm.from_torch(layer.norm1)

@@ -11,46 +11,6 @@ from encoder import _checks
 from encoder.encoder import Encoder
 
 
-def _check_args(d_model: int, max_len: int, dropout: float) -> None:
-    _checks.positive_ints(d_model=d_model, max_len=max_len)
-    _checks.probability("dropout", dropout)
-
-
-def _check_input(self: LearnedPositionalEncoding, x: torch.Tensor) -> None:
-    _checks.tensor("x", x, ("B", "T", self.d_model))
-
-
-def _check_length(self: LearnedPositionalEncoding, x: torch.Tensor) -> None:
-    T = x.size(1)
-    if T > self.max_len:
-        raise ValueError(f"sequence length {T} exceeds max_len={self.max_len}")
-
-
-# --8<-- [start:learned]
-class LearnedPositionalEncoding(nn.Module):
-    """A learned (max_len, d_model) table added to the embeddings, as in BERT, in place
-    of the sinusoidal one; then dropout.
-
-    Shape:
-        x: (B, T, d_model) with T <= max_len  ->  (B, T, d_model)
-    """
-
-    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
-        super().__init__()
-        _check_args(d_model, max_len, dropout)
-        self.d_model, self.max_len = d_model, max_len
-        self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.5**0.5)
-        self.dropout = nn.Dropout(dropout)
-
-    @_checks.checked_by(_check_input, always=_check_length)
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        T = x.size(1)
-        return self.dropout(x + self.table[:T])  # (B, T, d) + (T, d)
-
-
-# --8<-- [end:learned]
-
-
 # --8<-- [start:unscaled]
 class ScaleQueries:
     """A forward hook for an attention's ``in_proj``: multiplies the queries, the first
@@ -91,8 +51,11 @@ def remove_score_scaling(encoder: Encoder) -> list[torch.utils.hooks.RemovableHa
 
 # --8<-- [start:maps]
 @torch.no_grad()
-def attention_maps(encoder: Encoder, ids: torch.Tensor) -> torch.Tensor:
-    """The attention weights of every layer and head of ``encoder`` for ``ids``.
+def attention_maps(
+    encoder: Encoder, ids: torch.Tensor, token_types: torch.Tensor | None = None
+) -> torch.Tensor:
+    """The attention weights of every layer and head of ``encoder`` for ``ids`` (and
+    their ``token_types``, for an encoder with a token-type table).
 
     Runs the encoder once and records what each attention receives, then asks each
     attention for its weights on that input (``need_weights=True``). Both run in
@@ -109,7 +72,7 @@ def attention_maps(encoder: Encoder, ids: torch.Tensor) -> torch.Tensor:
     ]
     training = encoder.training
     try:
-        encoder.eval()(ids)  # evaluation mode: the weights without dropout
+        encoder.eval()(ids, token_types=token_types)  # evaluation: no dropout
         for hook in hooks:
             hook.remove()
         maps = [

@@ -1,4 +1,5 @@
-"""Sinusoidal positional encoding (Vaswani et al., 2017, section 3.5)."""
+"""Positional encoding: the sinusoidal table (Vaswani et al., 2017, section 3.5), and
+a learned one in its place (BERT)."""
 
 from __future__ import annotations
 
@@ -48,11 +49,15 @@ def _check_args(d_model: int, max_len: int, dropout: float) -> None:
     _checks.probability("dropout", dropout)
 
 
-def _check_input(self: PositionalEncoding, x: torch.Tensor) -> None:
+def _check_input(
+    self: PositionalEncoding | LearnedPositionalEncoding, x: torch.Tensor
+) -> None:
     _checks.tensor("x", x, ("B", "T", self.d_model))
 
 
-def _check_length(self: PositionalEncoding, x: torch.Tensor) -> None:
+def _check_length(
+    self: PositionalEncoding | LearnedPositionalEncoding, x: torch.Tensor
+) -> None:
     T = x.size(1)
     if T > self.max_len:
         raise ValueError(
@@ -117,3 +122,37 @@ class PositionalEncoding(nn.Module):
 
 
 # --8<-- [end:pe]
+
+
+# --8<-- [start:learned]
+class LearnedPositionalEncoding(nn.Module):
+    """A learned (max_len, d_model) table added to the embeddings, as in BERT, in place
+    of the sinusoidal one; then dropout.
+
+    A parameter, trained with the model: a checkpoint carries it, and a position
+    beyond the longest sequence seen in training keeps its random start.
+
+    Args:
+        d_model: width of the embeddings.
+        max_len: number of rows, the longest sequence the table covers.
+        dropout: dropout probability applied to the sum, in [0, 1].
+
+    Shape:
+        x: (B, T, d_model) with T <= max_len  ->  (B, T, d_model)
+    """
+
+    def __init__(self, d_model: int, max_len: int, dropout: float = 0.0) -> None:
+        super().__init__()
+        _check_args(d_model, max_len, dropout)
+        self.d_model, self.max_len = d_model, max_len
+        # The sinusoidal table's scale: its entries have mean square 1/2.
+        self.table = nn.Parameter(torch.randn(max_len, d_model) * 0.5**0.5)
+        self.dropout = nn.Dropout(dropout)
+
+    @_checks.checked_by(_check_input, always=_check_length)
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        T = x.size(1)
+        return self.dropout(x + self.table[:T])  # (B, T, d) + (T, d)
+
+
+# --8<-- [end:learned]

@@ -23,8 +23,8 @@ def _check_args(
             )
 
 
-def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
-    """Each id in [0, vocab_size), checked on the CPU only.
+def check_range(self: nn.Embedding, ids: torch.Tensor, name: str = "token ids") -> None:
+    """Each id in [0, num_embeddings), checked on the CPU only.
 
     Reading the ids' values costs nothing on the CPU in eager mode, while on a GPU it
     would wait for the device on every call (a host sync), and torch.compile,
@@ -40,7 +40,7 @@ def check_range(self: TokenEmbedding, ids: torch.Tensor) -> None:
         return
     if bad:
         raise ValueError(
-            f"token ids must be in [0, {self.num_embeddings}), "
+            f"{name} must be in [0, {self.num_embeddings}), "
             f"got min {lo.item()} and max {hi.item()}"
         )
 

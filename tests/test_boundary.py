@@ -35,6 +35,7 @@ from encoder import (
     lr_factor,
     padding_mask,
     predict,
+    pretrained,
     remove_score_scaling,
     scaled_dot_product_attention,
     sinusoidal_table,
@@ -76,6 +77,14 @@ def torch_layer(activation="relu", norm2_eps=1e-5, self_attn=None):
     ref.norm2.eps = norm2_eps
     ref.self_attn = self_attn or ref.self_attn
     return ref
+
+
+def word_level():
+    """A tokenizers.Tokenizer of two words."""
+    from tokenizers import Tokenizer
+    from tokenizers.models import WordLevel
+
+    return Tokenizer(WordLevel({"a": 1, "[UNK]": 0}, unk_token="[UNK]"))
 
 
 def clf(n_classes=10, **kw):
@@ -136,8 +145,18 @@ CASES = [
     ("TransformerEmbedding", "max_len", lambda: TransformerEmbedding(10, 8, -3), ValueError, "max_len must be >= 1, got -3"),
     ("TransformerEmbedding", "dropout", lambda: TransformerEmbedding(10, 8, 10, dropout=-0.1), ValueError, r"dropout must be in \[0, 1\], got -0.1"),
     ("TransformerEmbedding", "padding_idx", lambda: TransformerEmbedding(10, 8, 10, padding_idx=12), ValueError, r"padding_idx \(12\) must be in \[0, 10\)"),
+    ("TransformerEmbedding", "scale", lambda: TransformerEmbedding(10, 8, 10, scale=0), TypeError, "scale must be a bool, got int 0"),
+    ("TransformerEmbedding", "positions", lambda: TransformerEmbedding(10, 8, 10, positions="rotary"), ValueError, "positions must be one of 'sinusoidal', 'learned', got 'rotary'"),
+    ("TransformerEmbedding", "n_token_types", lambda: TransformerEmbedding(10, 8, 10, n_token_types=-1), ValueError, "n_token_types must be >= 0, got -1"),
+    ("TransformerEmbedding", "n_token_types", lambda: TransformerEmbedding(10, 8, 10, n_token_types=2.0), TypeError, "n_token_types must be an int, got float 2.0"),
+    ("TransformerEmbedding", "norm", lambda: TransformerEmbedding(10, 8, 10, norm="yes"), TypeError, "norm must be a bool, got str 'yes'"),
+    ("TransformerEmbedding", "eps", lambda: TransformerEmbedding(10, 8, 10, eps=-1e-12), ValueError, "eps must be positive and finite, got -1e-12"),
     ("TransformerEmbedding.forward", "ids", lambda: TransformerEmbedding(10, 8, 10)([[1, 2]]), TypeError, "ids must be a torch.Tensor, got list"),
     ("TransformerEmbedding.forward", "ids", lambda: TransformerEmbedding(10, 8, 10)(ids(5)), ValueError, r"ids must have shape \(B, T\), got \(5,\)"),
+    ("TransformerEmbedding.forward", "token_types", lambda: TransformerEmbedding(10, 8, 10)(ids(), ids(high=2)), ValueError, r"token_types given, but this embedding has no token-type table \(n_token_types=0\)"),
+    ("TransformerEmbedding.forward", "token_types", lambda: TransformerEmbedding(10, 8, 10, n_token_types=2)(ids(), ids(2, 4, high=2)), ValueError, r"token_types must have shape \(2, 5\), got \(2, 4\)"),
+    ("TransformerEmbedding.forward", "token_types", lambda: TransformerEmbedding(10, 8, 10, n_token_types=2)(ids(), ids(high=2).float()), TypeError, r"token_types must be int64 or int32 token ids, got torch\.float32"),
+    ("TransformerEmbedding.forward", "token_types", lambda: TransformerEmbedding(10, 8, 10, n_token_types=2)(ids(), ids(high=1) + 2), ValueError, r"token_types must be in \[0, 2\), got min 2"),
     ("TransformerEmbedding.forward", "ids", lambda: TransformerEmbedding(10, 8, 4)(ids()), ValueError, "sequence length 5 exceeds max_len=4"),
     # ---- LayerNorm, layer_norm
     ("LayerNorm", "d_model", lambda: LayerNorm(0), ValueError, "d_model must be >= 1, got 0"),
@@ -159,6 +178,8 @@ CASES = [
     ("PositionwiseFeedForward", "d_model", lambda: PositionwiseFeedForward(0, 16), ValueError, "d_model must be >= 1, got 0"),
     ("PositionwiseFeedForward", "d_ff", lambda: PositionwiseFeedForward(8, 0), ValueError, "d_ff must be >= 1, got 0"),
     ("PositionwiseFeedForward", "dropout", lambda: PositionwiseFeedForward(8, 16, dropout=2), ValueError, r"dropout must be in \[0, 1\], got 2"),
+    ("PositionwiseFeedForward", "activation", lambda: PositionwiseFeedForward(8, 16, activation="tanh"), ValueError, "activation must be one of 'relu', 'gelu', got 'tanh'"),
+    ("PositionwiseFeedForward", "activation", lambda: PositionwiseFeedForward(8, 16, activation=F.gelu), TypeError, "activation must be a str, got builtin_function_or_method"),
     ("PositionwiseFeedForward.forward", "x", lambda: PositionwiseFeedForward(8, 16)(ARRAY), TypeError, "x must be a torch.Tensor, got ndarray"),
     ("PositionwiseFeedForward.forward", "x", lambda: PositionwiseFeedForward(8, 16)(x(2, 5, 6)), ValueError, r"x must have shape \(\.\.\., 8\), got \(2, 5, 6\)"),
     ("PositionwiseFeedForward.forward", "x", lambda: PositionwiseFeedForward(8, 16)(ids(2, 8)), TypeError, r"floating-point tensor, got torch\.int64"),
@@ -204,16 +225,15 @@ CASES = [
     ("EncoderLayer", "dropout", lambda: layer(dropout=1.1), ValueError, r"dropout must be in \[0, 1\], got 1.1"),
     ("EncoderLayer", "norm_first", lambda: layer(norm_first="yes"), TypeError, "norm_first must be a bool, got str 'yes'"),
     ("EncoderLayer", "eps", lambda: layer(eps=0), ValueError, "eps must be positive and finite, got 0"),
+    ("EncoderLayer", "activation", lambda: layer(activation="GELU"), ValueError, "activation must be one of 'relu', 'gelu', got 'GELU'"),
     ("EncoderLayer.forward", "x", lambda: layer()(ARRAY), TypeError, "x must be a torch.Tensor, got ndarray"),
     ("EncoderLayer.forward", "x", lambda: layer()(x(2, 5, 6)), ValueError, r"x must have shape \(B, T, 8\), got \(2, 5, 6\)"),
     ("EncoderLayer.forward", "x", lambda: layer(norm_first=True)(x(2, 5, 6)), ValueError, r"x must have shape \(B, T, 8\), got \(2, 5, 6\)"),
     ("EncoderLayer.forward", "mask", lambda: layer()(x(), bool_mask(2, 1, 1, 6)), ValueError, r"\(2, 1, 1, 6\) does not broadcast .*\(2, 2, 5, 5\)"),
     ("EncoderLayer.forward", "mask", lambda: layer()(x(), torch.zeros(2, 1, 1, 5)), TypeError, r"bool tensor .*got torch\.float32"),
     ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(nn.TransformerDecoderLayer(8, 2, 16)), TypeError, "layer must be a TransformerEncoderLayer, got TransformerDecoderLayer"),
-    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer("gelu")), ValueError, "activation=relu only, got .*gelu"),
-    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(F.gelu)), ValueError, "activation=relu only, got .*gelu"),
-    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(nn.GELU())), ValueError, "activation=relu only, got GELU"),
-    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(F.silu)), ValueError, "activation=relu only, got .*silu"),
+    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(nn.GELU("tanh"))), ValueError, r"activation=relu or gelu \(exact\), got GELU\(approximate='tanh'\)"),
+    ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(F.silu)), ValueError, r"activation=relu or gelu \(exact\), got .*silu"),
     ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(norm2_eps=1e-6)), ValueError, r"norm1.eps \(1e-05\) != norm2.eps \(1e-06\)"),
     ("EncoderLayer.from_torch", "layer", lambda: EncoderLayer.from_torch(torch_layer(self_attn=nn.MultiheadAttention(8, 2, add_bias_kv=True))), ValueError, "add_bias_kv=True"),
     # ---- Encoder
@@ -227,6 +247,15 @@ CASES = [
     ("Encoder", "dropout", lambda: enc(dropout=1.01), ValueError, r"dropout must be in \[0, 1\], got 1.01"),
     ("Encoder", "padding_idx", lambda: enc(padding_idx=10), ValueError, r"padding_idx \(10\) must be in \[0, 10\)"),
     ("Encoder", "norm_first", lambda: enc(norm_first=1), TypeError, "norm_first must be a bool, got int 1"),
+    ("Encoder", "eps", lambda: enc(eps=0.0), ValueError, "eps must be positive and finite, got 0.0"),
+    ("Encoder", "eps", lambda: enc(eps="1e-12"), TypeError, "eps must be a float, got str '1e-12'"),
+    ("Encoder", "activation", lambda: enc(activation=nn.GELU()), TypeError, "activation must be a str, got GELU"),
+    ("Encoder", "activation", lambda: enc(activation="swish"), ValueError, "activation must be one of 'relu', 'gelu', got 'swish'"),
+    ("Encoder", "positions", lambda: enc(positions=None), TypeError, "positions must be a str, got NoneType None"),
+    ("Encoder", "positions", lambda: enc(positions="absolute"), ValueError, "positions must be one of 'sinusoidal', 'learned', got 'absolute'"),
+    ("Encoder", "n_token_types", lambda: enc(n_token_types=-2), ValueError, "n_token_types must be >= 0, got -2"),
+    ("Encoder", "embedding_norm", lambda: enc(embedding_norm=1), TypeError, "embedding_norm must be a bool, got int 1"),
+    ("Encoder", "scale_embedding", lambda: enc(scale_embedding="no"), TypeError, "scale_embedding must be a bool, got str 'no'"),
     ("Encoder.forward", "ids", lambda: enc()([[1, 2, 3]]), TypeError, "ids must be a torch.Tensor, got list"),
     ("Encoder.forward", "ids", lambda: enc()(IDS_ARRAY), TypeError, "ids must be a torch.Tensor, got ndarray"),
     ("Encoder.forward", "ids", lambda: enc()(ids().float()), TypeError, r"int64 or int32 token ids, got torch\.float32"),
@@ -235,6 +264,9 @@ CASES = [
     ("Encoder.forward", "ids", lambda: enc(max_len=4)(ids()), ValueError, "sequence length 5 exceeds max_len=4"),
     ("Encoder.forward", "mask", lambda: enc()(ids(), bool_mask(2, 1, 1, 4)), ValueError, r"\(2, 1, 1, 4\) does not broadcast .*\(2, 2, 5, 5\)"),
     ("Encoder.forward", "mask", lambda: enc()(ids(), torch.ones(5, 5, dtype=torch.int64)), TypeError, r"bool tensor .*got torch\.int64"),
+    ("Encoder.forward", "token_types", lambda: enc()(ids(), token_types=ids(high=2)), ValueError, r"no token-type table \(n_token_types=0\)"),
+    ("Encoder.forward", "token_types", lambda: enc(n_token_types=2)(ids(), token_types=ids(2, 6, high=2)), ValueError, r"token_types must have shape \(2, 5\), got \(2, 6\)"),
+    ("Encoder.forward", "token_types", lambda: enc(n_token_types=2)(ids(), token_types=-ids(high=1) - 2), ValueError, r"token_types must be in \[0, 2\), got min -2"),
     # ---- masks
     ("padding_mask", "ids", lambda: padding_mask(IDS_ARRAY, 0), TypeError, "ids must be a torch.Tensor, got ndarray"),
     ("padding_mask", "ids", lambda: padding_mask(ids().float(), 0), TypeError, r"int64 or int32 token ids, got torch\.float32"),
@@ -324,6 +356,23 @@ CASES = [
     ("remove_score_scaling", "encoder", lambda: remove_score_scaling(mha()), TypeError, "encoder must be a Encoder, got MultiHeadAttention"),
     ("attention_maps", "encoder", lambda: attention_maps(clf(), ids()), TypeError, "encoder must be a Encoder, got TokenClassifier"),
     ("attention_maps", "ids", lambda: attention_maps(enc(), ids(5)), ValueError, r"ids must have shape \(B, T\), got \(5,\)"),
+    ("attention_maps", "token_types", lambda: attention_maps(enc(n_token_types=2), ids(), ids(high=1) + 2), ValueError, r"token_types must be in \[0, 2\), got min 2"),
+    # ---- a pretrained BERT (encoder.pretrained; its files: tests/test_pretrained.py)
+    ("load_bert", "folder", lambda: pretrained.load_bert(3, "0" * 64), TypeError, "folder must be a str or Path, got int"),
+    ("load_bert", "sha256", lambda: pretrained.load_bert(".", 0), TypeError, "sha256 must be a str, got int"),
+    ("load_bert", "sha256", lambda: pretrained.load_bert(".", "53AA"), ValueError, "sha256 must be 64 lower-case hex digits, got '53AA'"),
+    ("encoder_for", "config", lambda: pretrained.encoder_for("config.json"), TypeError, "config must be a dict, got str"),
+    ("encoder_for", "config", lambda: pretrained.encoder_for({"vocab_size": 10}), ValueError, "config.json lacks hidden_size, num_attention_heads"),
+    ("bert_names", "n_layers", lambda: pretrained.bert_names(0), ValueError, "n_layers must be >= 1, got 0"),
+    ("load_tokenizer", "folder", lambda: pretrained.load_tokenizer(None), TypeError, "folder must be a str or Path, got NoneType"),
+    ("tokenize", "tokenizer", lambda: pretrained.tokenize("bert", ["a"]), TypeError, "tokenizer must be a tokenizers.Tokenizer, got 'bert'"),
+    ("tokenize", "texts", lambda: pretrained.tokenize(word_level(), "a cat"), TypeError, "texts must be a non-empty list of str, got 'a cat'"),
+    ("tokenize", "texts", lambda: pretrained.tokenize(word_level(), []), TypeError, r"texts must be a non-empty list of str, got \[\]"),
+    ("tokenize", "texts", lambda: pretrained.tokenize(word_level(), [("a", "b", "c")]), TypeError, r"each text must be a str or a pair of str, got \('a', 'b', 'c'\)"),
+    ("sentence_embeddings", "model", lambda: pretrained.sentence_embeddings(mha(), ids()), TypeError, "model must be a Encoder, got MultiHeadAttention"),
+    ("sentence_embeddings", "model", lambda: pretrained.sentence_embeddings(enc(padding_idx=None), ids()), ValueError, "model has no padding_idx"),
+    ("sentence_embeddings", "ids", lambda: pretrained.sentence_embeddings(enc(), ids().float()), TypeError, r"ids must be int64 or int32 token ids, got torch\.float32"),
+    ("sentence_embeddings", "token_types", lambda: pretrained.sentence_embeddings(enc(n_token_types=2), ids(), ids(2, 3)), ValueError, r"token_types must have shape \(2, 5\), got \(2, 3\)"),
 ]  # fmt: skip
 
 
@@ -347,6 +396,7 @@ MODULES = {
     "encoder.layer_norm",
     "encoder.masks",
     "encoder.positional",
+    "encoder.pretrained",
     "encoder.tasks",
     "encoder.token_embedding",
     "encoder.training",
@@ -357,8 +407,10 @@ MODULES = {
 def _public_arguments() -> set[tuple[str, str]]:
     """(function or method, argument) for every argument of the package's public API."""
     found = set()
-    for name in encoder.__all__:
-        obj = getattr(encoder, name)
+    public = [getattr(encoder, name) for name in encoder.__all__]
+    public += [getattr(pretrained, name) for name in pretrained.__all__]  # not in __all__
+    for obj in public:
+        name = obj.__name__
         if getattr(obj, "__module__", None) not in MODULES:
             continue
         if isinstance(obj, type):

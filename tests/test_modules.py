@@ -20,6 +20,10 @@ import encoder as E  # the tables below name each class: E.Encoder, E.LayerNorm,
 
 pytestmark = pytest.mark.usefixtures("device")
 
+EMB = {"padding_idx": 0, "scale": False, "positions": "learned",
+       "n_token_types": 2, "norm": True, "eps": 1e-12}  # fmt: skip
+BERT = {"scale_embedding": False, "positions": "learned", "n_token_types": 2,
+        "embedding_norm": True, "eps": 1e-12, "activation": "gelu"}  # fmt: skip
 # name -> (build with dropout p, input kind): "ids" (B, T) token ids, "x" (B, T, 8) floats,
 # "qkv" the same x as query, key and value.
 MODULES = {
@@ -33,7 +37,13 @@ MODULES = {
     "EncoderLayer, pre-norm": (lambda p: E.EncoderLayer(8, 2, 16, p, norm_first=True), "x"),
     "Encoder": (lambda p: E.Encoder(10, 8, 2, 16, 2, 10, p), "ids"),
     "Encoder, pre-norm": (lambda p: E.Encoder(10, 8, 2, 16, 2, 10, p, norm_first=True), "ids"),
-}
+    # BERT's options: learned positions, GELU, token types, the embedding's LayerNorm
+    "LearnedPositionalEncoding": (lambda p: E.LearnedPositionalEncoding(8, 10, p), "x"),
+    "PositionwiseFeedForward, GELU": (lambda p: E.PositionwiseFeedForward(8, 16, p, "gelu"), "x"),
+    "TransformerEmbedding, BERT": (lambda p: E.TransformerEmbedding(10, 8, 10, p, **EMB), "ids"),
+    "EncoderLayer, GELU": (lambda p: E.EncoderLayer(8, 2, 16, p, activation="gelu"), "x"),
+    "Encoder, BERT": (lambda p: E.Encoder(10, 8, 2, 16, 2, 10, p, **BERT), "ids"),
+}  # fmt: skip
 WITH_DROPOUT = [n for n in MODULES if n not in ("TokenEmbedding", "LayerNorm")]
 WITH_PARAMETERS = [n for n in MODULES if n != "PositionalEncoding"]
 WITH_MASKS = [n for n in MODULES if n.startswith(("MultiHead", "Encoder"))]
@@ -137,6 +147,10 @@ FROM_TORCH = {
     "LayerNorm": (lambda: nn.LayerNorm(8), E.LayerNorm),
     "MultiHeadAttention": (lambda: nn.MultiheadAttention(8, 2), E.MultiHeadAttention),
     "EncoderLayer": (lambda: nn.TransformerEncoderLayer(8, 2, 16), E.EncoderLayer),
+    "EncoderLayer, GELU": (
+        lambda: nn.TransformerEncoderLayer(8, 2, 16, activation="gelu"),
+        E.EncoderLayer,
+    ),
 }
 
 

@@ -14,11 +14,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from encoder import Encoder
-from encoder.experiments import (
-    LearnedPositionalEncoding,
-    attention_maps,
-    remove_score_scaling,
-)
+from encoder.experiments import attention_maps, remove_score_scaling
+from encoder.positional import LearnedPositionalEncoding
 from encoder.tasks import IGNORE, PAD, Task, held_out
 from encoder.training import (
     TokenClassifier,

@@ -58,8 +58,9 @@ def test_int8_rows_round_each_row_to_its_own_scale():
 
 def test_the_pretrained_file_refuses_other_weights(tmp_path):
     """bert_weights checks the checkpoint's sha256 against the pin and names both."""
-    from docs_build.explorers import BERT_SHA256, bert_weights
+    from docs_build.explorers import bert_weights
+    from encoder.pretrained import MINILM_SHA256
 
     (tmp_path / "model.safetensors").write_bytes(b"not the weights")
-    with pytest.raises(ValueError, match=f"not the pinned {BERT_SHA256}"):
+    with pytest.raises(ValueError, match=f"not the pinned {MINILM_SHA256}"):
         bert_weights(tmp_path)

