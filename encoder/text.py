@@ -23,7 +23,7 @@ def check_texts(texts: object) -> None:
         raise TypeError("texts must be a list of str, got a str; pass [text]")
     if not isinstance(texts, Sequence):  # a generator would be used up by the check
         raise TypeError(f"texts must be a list of str, got {type(texts).__name__}")
-    for i, text in enumerate(texts):  # type: ignore[arg-type]
+    for i, text in enumerate(texts):
         _checks.instance(f"texts[{i}]", text, str)
 
 
@@ -36,6 +36,88 @@ def _fill(
     flat = [v for row in rows for v in row]
     out[where] = torch.tensor(flat, dtype=torch.long, device=where.device)
     return out  # (B, T)
+
+
+def _check_chars(chars: object) -> None:
+    _checks.instance("chars", chars, str)
+    if not chars:
+        raise ValueError("chars is empty: a vocabulary needs one character or more")
+    if len(set(chars)) < len(chars):
+        twice = next(c for c in chars if chars.count(c) > 1)
+        raise ValueError(f"chars must hold each character once, got {twice!r} twice")
+
+
+def _checked_counts(texts: object, min_count: object) -> collections.Counter:
+    """How often each character occurs in ``texts``, once they are a list of str and
+    one character at least occurs ``min_count`` times."""
+    check_texts(texts)
+    _checks.positive_ints(min_count=min_count)
+    counts = collections.Counter(c for text in texts for c in text)
+    if not counts or max(counts.values()) < min_count:
+        most = max(counts.values(), default=0)
+        raise ValueError(
+            f"no character occurs min_count={min_count} times or more in the "
+            f"{len(texts)} texts (the most frequent occurs {most} times)"
+        )
+    return counts
+
+
+def _check_words(words: object) -> None:
+    _checks.instance("words", words, tuple)
+    for i, word in enumerate(words):
+        _checks.instance(f"words[{i}]", word, str)
+    if not words or len(set(words)) < len(words):
+        twice = [w for w in dict.fromkeys(words) if words.count(w) > 1]
+        raise ValueError(f"words must be one or more, each once; twice: {twice[:1]}")
+
+
+def _check_word_list(words: object) -> None:
+    if isinstance(words, str) or not isinstance(words, Sequence):
+        raise TypeError(f"words must be a list of str, got {type(words).__name__}")
+
+
+def _check_ids(ids: Sequence[int], n: int) -> None:
+    for i, k in enumerate(ids):
+        _checks.integer(f"ids[{i}]", k)
+        if not 0 <= k < n:
+            raise ValueError(f"ids[{i}] must be in [0, {n}), got {k}")
+
+
+def _check_decode(ids: object, n: int, skip_special: object) -> list[int]:
+    """``ids`` as a list, once each is an id below ``n``."""
+    _checks.bools(skip_special=skip_special)
+    if isinstance(ids, torch.Tensor):
+        _checks.tensor("ids", ids, ("T",), ids=True)
+        ids = ids.tolist()
+    _check_ids(ids, n)
+    return ids
+
+
+def _vocabulary_json(text: object) -> dict:
+    """The dict ``Vocabulary.to_json`` wrote in ``text``; raises for another form."""
+    _checks.instance("text", text, str)
+    data = json.loads(text)
+    keys = sorted(data) if isinstance(data, dict) else type(data).__name__
+    if keys != ["chars", "specials"]:
+        raise ValueError(f"want the keys ['chars', 'specials'], got {keys}")
+    if data["specials"] != list(SPECIALS):
+        raise ValueError(f"specials must be {list(SPECIALS)}, got {data['specials']}")
+    return data
+
+
+def _check_batch(texts: object, add_cls: object, max_len: object) -> None:
+    check_texts(texts)
+    _checks.bools(add_cls=add_cls)
+    if max_len is None:
+        return
+    _checks.positive_ints(max_len=max_len)
+    lengths = [len(text) + add_cls for text in texts]
+    if lengths and max(lengths) > max_len:
+        i = lengths.index(max(lengths))
+        raise ValueError(
+            f"texts[{i}] is {len(texts[i])} characters long, {lengths[i]} tokens with "
+            f"add_cls={add_cls}, more than max_len={max_len}; cut it first"
+        )
 
 
 # --8<-- [start:vocabulary]
@@ -63,15 +145,8 @@ class Vocabulary:
     _ids: dict[str, int] = dataclasses.field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        _checks.instance("chars", self.chars, str)
-        if not self.chars:
-            raise ValueError("chars is empty: a vocabulary needs one character or more")
+        _check_chars(self.chars)
         ids = {c: len(SPECIALS) + i for i, c in enumerate(self.chars)}
-        if len(ids) < len(self.chars):
-            twice = next(c for c in ids if self.chars.count(c) > 1)
-            raise ValueError(
-                f"chars must hold each character once, got {twice!r} twice"
-            )
         object.__setattr__(self, "_ids", ids)
 
     @classmethod
@@ -80,17 +155,9 @@ class Vocabulary:
         frequent first, ties in code-point order: the same texts in any order give the
         same vocabulary."""
         texts = texts if isinstance(texts, str) else list(texts)  # a str is refused
-        check_texts(texts)
-        _checks.positive_ints(min_count=min_count)
-        counts = collections.Counter(c for text in texts for c in text)
+        counts = _checked_counts(texts, min_count)  # character -> its count
         kept = [c for c, n in counts.items() if n >= min_count]
         kept.sort(key=lambda c: (-counts[c], c))
-        if not kept:
-            most = max(counts.values(), default=0)
-            raise ValueError(
-                f"no character occurs min_count={min_count} times or more in the "
-                f"{len(texts)} texts (the most frequent occurs {most} times)"
-            )
         return cls("".join(kept))
 
     def __len__(self) -> int:
@@ -115,15 +182,7 @@ class Vocabulary:
     @classmethod
     def from_json(cls, text: str) -> Vocabulary:
         """The vocabulary ``to_json`` wrote; raises for JSON of another form."""
-        _checks.instance("text", text, str)
-        data = json.loads(text)
-        keys = sorted(data) if isinstance(data, dict) else type(data).__name__
-        if keys != ["chars", "specials"]:
-            raise ValueError(f"want the keys ['chars', 'specials'], got {keys}")
-        if data["specials"] != list(SPECIALS):
-            raise ValueError(
-                f"specials must be {list(SPECIALS)}, got {data['specials']}"
-            )
+        data = _vocabulary_json(text)
         return cls(data["chars"])
 
     def encode(self, text: str) -> list[int]:
@@ -137,15 +196,8 @@ class Vocabulary:
         """The characters of ``ids``, a special token written as its name ("<unk>"), or
         left out with ``skip_special=True``. ``decode(encode(s)) == s`` whenever every
         character of ``s`` is in the vocabulary."""
-        _checks.bools(skip_special=skip_special)
-        if isinstance(ids, torch.Tensor):
-            _checks.tensor("ids", ids, ("T",), ids=True)
-            ids = ids.tolist()
         tokens = SPECIALS + tuple(self.chars)
-        for i, k in enumerate(ids):
-            _checks.integer(f"ids[{i}]", k)
-            if not 0 <= k < len(tokens):
-                raise ValueError(f"ids[{i}] must be in [0, {len(tokens)}), got {k}")
+        ids = _check_decode(ids, len(tokens), skip_special)  # a list of ints
         skip = len(SPECIALS) if skip_special else 0
         return "".join(tokens[k] for k in ids if k >= skip)
 
@@ -161,19 +213,10 @@ class Vocabulary:
         misalign the text with its labels. Cut both where that is meant
         (``text[:n]``, ``labels[:n]``).
         """
-        check_texts(texts)
-        _checks.bools(add_cls=add_cls)
-        if max_len is not None:
-            _checks.positive_ints(max_len=max_len)
+        _check_batch(texts, add_cls, max_len)
         rows = [[CLS] * add_cls + self.encode(text) for text in texts]
         lengths = torch.tensor([len(row) for row in rows], dtype=torch.long)  # (B,)
         T = int(lengths.max()) if rows else int(add_cls)
-        if max_len is not None and T > max_len:
-            i = int(lengths.argmax())
-            raise ValueError(
-                f"texts[{i}] is {len(texts[i])} characters long, {T} tokens with "
-                f"add_cls={add_cls}, more than max_len={max_len}; cut it first"
-            )
         real = torch.arange(T) < lengths[:, None]  # (B, T): True before the padding
         return _fill(rows, real, PAD)
 
@@ -288,15 +331,8 @@ class WordVocabulary:
     _ids: dict[str, int] = dataclasses.field(init=False, compare=False)
 
     def __post_init__(self) -> None:
-        _checks.instance("words", self.words, tuple)
-        for i, word in enumerate(self.words):
-            _checks.instance(f"words[{i}]", word, str)
+        _check_words(self.words)
         ids = {w: len(SPECIALS) + i for i, w in enumerate(self.words)}
-        if not ids or len(ids) < len(self.words):
-            twice = [w for w in ids if self.words.count(w) > 1]
-            raise ValueError(
-                f"words must be one or more, each once; twice: {twice[:1]}"
-            )
         object.__setattr__(self, "_ids", ids)
 
     @classmethod
@@ -316,8 +352,7 @@ class WordVocabulary:
 
     def encode(self, words: Sequence[str]) -> list[int]:
         """One id per word; UNK for a word not in the vocabulary."""
-        if isinstance(words, str) or not isinstance(words, Sequence):
-            raise TypeError(f"words must be a list of str, got {type(words).__name__}")
+        _check_word_list(words)
         return [self._ids.get(w, UNK) for w in words]
 
     def decode(self, ids: Sequence[int] | torch.Tensor) -> list[str]:
@@ -325,10 +360,7 @@ class WordVocabulary:
         if isinstance(ids, torch.Tensor):
             ids = ids.tolist()
         tokens = SPECIALS + self.words
-        for i, k in enumerate(ids):
-            _checks.integer(f"ids[{i}]", k)
-            if not 0 <= k < len(tokens):
-                raise ValueError(f"ids[{i}] must be in [0, {len(tokens)}), got {k}")
+        _check_ids(ids, len(tokens))
         return [tokens[k] for k in ids]
 
 
