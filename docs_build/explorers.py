@@ -6,7 +6,8 @@ The pages run the models in the browser (``data-explorer="NAME"``: explorers/NAM
 a reader can type any sequence; the package's outputs are what the browser tests hold that
 JavaScript to. Each ``NAME_explorer``, called by a fence of its page, writes its site files
 (``explorers/``, with ``docs_build.figures.write``) and returns the widget's HTML, whose
-attributes give their paths from the site's root.
+attributes give their paths from the site's root. The package's outputs are not published: they
+go to the cache, under ``vectors_key(NAME)``, keyed by what they are computed from.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import re
 import safetensors.torch
 import torch
 
+from docs_build import cache
 from docs_build.figures import write
 from encoder import (
     PositionalEncoding,
@@ -40,6 +42,11 @@ from encoder.training import History
 def _compact(data) -> str:
     """JSON without spaces, for the files the page fetches and the widget's attributes."""
     return json.dumps(data, separators=(",", ":"))
+
+
+def vectors_key(name: str) -> str:
+    """The cache entry of the package's outputs that the explorer ``name`` is tested against."""
+    return f"test-vectors/{cache.inputs_hash()}/{name}"
 
 
 def _widget(name: str, attrs: dict[str, str]) -> str:
@@ -128,13 +135,14 @@ def _attention_file(task: str) -> str:
 
 
 def attention_explorer(models: dict[str, TokenClassifier]) -> str:
-    """Write the models' weights and test vectors as site files; return the explorer's HTML."""
+    """Write the models' weights as site files and their test vectors to the cache; return the
+    explorer's HTML."""
     tests = {}
     for task, model in models.items():
         write(_attention_file(task), model_file(model, task))
         tests[task] = _vectors(model, TEST_INPUTS, maps=True)
         tests[task][1]["trace"] = trace(model, tests[task][1]["ids"])
-    write("explorers/attention-tests.json", json.dumps(tests))
+    cache.put(vectors_key("attention"), tests)
     return attention_explorer_html(list(models))
 
 
@@ -142,7 +150,7 @@ def attention_explorer_html(tasks: list[str]) -> str:
     """The explorer of the models that ``attention_explorer`` exported (on the Train page), for
     another page (Attention's trace of one query): the same files, by name."""
     attrs = {f"data-model-{task}": _attention_file(task) for task in tasks}
-    attrs |= {"data-tests": "explorers/attention-tests.json", "data-tasks": " ".join(tasks)}
+    attrs["data-tasks"] = " ".join(tasks)
     return _widget("attention", attrs)
 
 
@@ -210,8 +218,8 @@ def break_it_explorer(
         "data-variants": _compact(spec),
         "data-intact": _compact({task: _attention_file(task) for task in intact}),
         "data-challenges": _compact(challenges),
-        "data-tests": write("explorers/broken-tests.json", json.dumps(tests)),
     }
+    cache.put(vectors_key("break-it"), tests)
     return _widget("break-it", attrs)
 
 
@@ -283,7 +291,7 @@ def _text_widget(name: str, files: dict[str, str | bytes], tests: list[dict], st
     attrs = {
         f"data-{k}": write(f"explorers/{name}-{k}.{suffix[type(v)]}", v) for k, v in files.items()
     }
-    attrs["data-tests"] = write(f"explorers/{name}-tests.json", json.dumps(tests))
+    cache.put(vectors_key(name), tests)
     return _widget(name, attrs | {"data-start": start})
 
 

@@ -20,6 +20,7 @@ from numpy.testing import assert_allclose
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
+from docs_build import cache, explorers
 from docs_build.explorers import _vectors
 from encoder import (
     Encoder,
@@ -81,7 +82,11 @@ def _js(widget, method: str, *args):
 
 
 def _fetch(widget, site, attribute: str):
-    """The JSON file the explorer's ``attribute`` names (a path from the site's root)."""
+    """The JSON file the explorer's ``attribute`` names (a path from the site's root); for
+    "data-tests", the package's outputs the explorer is tested against, which the build keeps in
+    its cache, not on the site (``explorers.vectors_key``)."""
+    if attribute == "data-tests":
+        return cache.get(explorers.vectors_key(widget.get_attribute("data-explorer")))
     return json.loads((site.dir / widget.get_attribute(attribute)).read_text(encoding="utf-8"))
 
 

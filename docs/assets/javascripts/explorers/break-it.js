@@ -5,7 +5,7 @@
 // right at every position and the broken one is not. Two challenges trip the
 // intact models themselves, explained with the numbers the page's fence measured and
 // asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
-// the browser tests compare it with the package's on exported vectors (data-tests).
+// the browser tests compare it with the package's on test vectors the build does not publish.
 import { EXPECTED, forward, loadModel, parse } from "./attention.js";
 import { fixed, h, radio, scroller, sequenceInput, statusLine, strings, uid } from "./common.js";
 
