@@ -83,10 +83,12 @@ def _js(widget, method: str, *args):
 
 
 def _fetch(widget, site, attribute: str):
-    """The package's outputs the explorer is tested against (``attribute``: "data-tests"), which
-    the build keeps in its cache, not on the site (``explorers.vectors_key``)."""
-    assert attribute == "data-tests", attribute
-    return cache.get(explorers.vectors_key(widget.get_attribute("data-explorer")))
+    """The JSON file the explorer's ``attribute`` names (a path from the site's root); for
+    "data-tests", the package's outputs the explorer is tested against, which the build keeps in
+    its cache, not on the site (``explorers.vectors_key``)."""
+    if attribute == "data-tests":
+        return cache.get(explorers.vectors_key(widget.get_attribute("data-explorer")))
+    return json.loads((site.dir / widget.get_attribute(attribute)).read_text(encoding="utf-8"))
 
 
 def _status(widget, line: str = ".explorer__status") -> str:
