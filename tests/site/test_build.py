@@ -149,15 +149,18 @@ def test_api_shape_sections_keep_their_lines(pages):
 
 
 LINKED = re.compile(r'<(?:script[^>]*\bsrc|link[^>]*\brel="stylesheet"[^>]*\bhref)="([^"?#]+)')
-# The files a page's explorers fetch (their test vectors stay in the build's cache).
+# The files a page's explorers fetch (their test vectors stay in the build's cache), and the
+# explorers whose file waits for a button that says its size (data-size).
 EXPORT = re.compile(r"explorers/[\w-]+\.(?:json|safetensors)")
+ON_BUTTON = re.compile(r'<div class="explorer"[^>]* data-model="([^"]+)" data-size="(\d+)"')
 
 
 @pytest.mark.parametrize("lang", ["", "zh/"], ids=["en", "zh"])
 def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site, lang):
     """A concept page's HTML and the stylesheets and scripts it links, gzipped: not its images,
     the search index (fetched on search) nor the explorers' files (fetched in view: the browser
-    tests check it), which are at most 2 MB in all on a page."""
+    tests check it), which are at most 2 MB in all on a page. A file fetched only when the
+    reader presses a button that says its size (the pretrained model) is at most 25 MB."""
     weights = {}
     for page in site.concepts:
         html = site.html(lang + page)
@@ -165,12 +168,18 @@ def test_a_concept_page_weighs_at_most_250_kb_and_the_explorer_exports_2_mb(site
         compressed = [gzip.compress(html.encode())] + [gzip.compress(f.read_bytes()) for f in files]
         weights[page] = sum(map(len, compressed))
     assert max(weights.values()) <= 250_000, weights
-    exports = {}  # the model and data files that each page's explorers fetch
+    exports, on_button = {}, {}  # the files each page's explorers fetch, in view / on a button
     for page in site.english:
-        files = set(EXPORT.findall(site.html(lang + page)))
+        html = site.html(lang + page)
+        files = set(EXPORT.findall(html))
         assert not any(f.endswith("-tests.json") for f in files), files
-        exports[page] = sum((site.dir / f).stat().st_size for f in files)
+        asked = dict(ON_BUTTON.findall(html))
+        for f, size in asked.items():
+            assert (site.dir / f).stat().st_size == int(size) <= 25_000_000, (page, f, size)
+        on_button[page] = len(asked)
+        exports[page] = sum((site.dir / f).stat().st_size for f in files - asked.keys())
     assert 0 < max(exports.values()) <= 2_000_000, exports
+    assert on_button["pretrained/"] == 1, on_button
 
 
 def test_properdocs_builds_the_same_pages_with_the_same_text(site, pages, tmp_path):
