@@ -4,7 +4,7 @@
 // head's attention the first position, whose vector the readout reads, gives each character.
 // Input without a Chinese character gets a message instead: the model read Chinese only.
 import { fixed, h, scroller, softmax } from "./common.js";
-import { forward, loadModel } from "./attention.js";
+import { forward, loadModel } from "./model.js";
 import { CLS, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
