@@ -2,7 +2,7 @@
 // WordPiece tokens (wordpiece.js), and shows the attention of the chosen layer and head: tap a
 // token to see the weight it gives every token (its row of the map, drawn by heatmap.js).
 import { argmax, fixed, h, scroller, uid } from "./common.js";
-import { forward, loadBert } from "./bert.js";
+import { LETTER, MAX_TOKENS, forward, loadBert } from "./bert.js";
 import { heatMap } from "./heatmap.js";
 import { said, textExplorer } from "./text.js";
 
@@ -44,9 +44,7 @@ const TEXT = {
   },
 };
 
-export const MAX_TOKENS = 128; // what the model was trained on (its tokenizer.json's truncation)
 const MAX_MAP = 64; // tokens: a longer sentence's map would be T² cells to draw
-const LETTER = /[\p{L}\p{N}]/u;
 
 export function mount(root) {
   const t = said(TEXT);

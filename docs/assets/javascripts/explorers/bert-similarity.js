@@ -2,8 +2,7 @@
 // its vector, the mean of its tokens' last vectors, L2-normalised (sentence-transformers'
 // recipe); the table holds the cosine of every pair, the dot product of their vectors.
 import { fixed, h, scroller, siteFile } from "./common.js";
-import { cosine, forward, loadBert } from "./bert.js";
-import { MAX_TOKENS } from "./bert-attention.js";
+import { LETTER, MAX_TOKENS, cosine, forward, loadBert } from "./bert.js";
 import { said, textExplorer } from "./text.js";
 
 const TEXT = {
@@ -36,7 +35,6 @@ const TEXT = {
 };
 
 const MAX_SENTENCES = 8;
-const LETTER = /[\p{L}\p{N}]/u;
 
 export function mount(root) {
   const t = said(TEXT);

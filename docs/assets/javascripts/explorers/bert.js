@@ -16,6 +16,9 @@ const load = cached(async (url) => {
   return { ...model, tokenizer: wordPiece(model.meta.vocab.split("\n"), JSON.parse(model.meta.special)) };
 });
 
+export const MAX_TOKENS = 128; // what the model was trained on (its tokenizer.json's truncation)
+export const LETTER = /[\p{L}\p{N}]/u; // a sentence without one has nothing to read
+
 /** The model of the safetensors file at `url` (docs_build/explorers.py bert_explorers), loaded
  * once per page for every explorer that reads it. */
 export const loadBert = (url) => load(String(url));

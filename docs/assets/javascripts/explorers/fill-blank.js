@@ -5,7 +5,7 @@
 // tokens left out; a word the reader types in the second box gets its rank among the guesses.
 import { argmax, fixed, h, softmax } from "./common.js";
 import { forward, loadModel } from "./model.js";
-import { MASK, UNK, encode, loadVocabulary, said, textExplorer } from "./text.js";
+import { MASK, SPECIALS, UNK, encode, loadVocabulary, said, textExplorer } from "./text.js";
 
 const TEXT = {
   en: {
@@ -45,7 +45,6 @@ const TEXT = {
 };
 
 const TOP = 5;
-const SPECIALS = 4; // <pad> <unk> <cls> <mask>: never a guess
 // encoder/corpora.py WORD, on the lower-cased text: words (an apostrophe inside one stays),
 // numbers, and every other character that is not a space, alone. A space is what Python's \s
 // matches, spelled out: JavaScript's \s also takes U+FEFF, and not U+001C to U+001F nor U+0085.
@@ -76,7 +75,7 @@ export function mount(root) {
       const all = parts.map(words);
       const { left, right } = blankWindow(...all, model.config.max_len);
       const ids = [...encode(left, vocab.ids), MASK, ...encode(right, vocab.ids)];
-      // The words' probabilities, the special tokens left out: p[k] is id SPECIALS + k's.
+      // The words' probabilities, the special tokens (never a guess) left out: p[k] is id SPECIALS + k's.
       const p = softmax(forward(model, ids).logits[left.length].slice(SPECIALS));
       const top = [];
       const rest = [...p];

@@ -5,7 +5,7 @@
 // Input without a Chinese character gets a message instead: the model read Chinese only.
 import { fixed, h, scroller, softmax } from "./common.js";
 import { forward, loadModel } from "./model.js";
-import { CLS, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
+import { CLS, HAN, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {
@@ -31,8 +31,6 @@ const TEXT = {
     head: (i) => `头 ${i}`,
   },
 };
-
-const HAN = /\p{Script=Han}/u; // the characters of the reviews it read
 
 export function mount(root) {
   const t = said(TEXT);

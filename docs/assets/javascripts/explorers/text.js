@@ -10,7 +10,9 @@ import { cached, explorerFrame } from "./frame.js";
 export const UNK = 1;
 export const CLS = 2;
 export const MASK = 3;
-const SPECIALS = 4;
+export const SPECIALS = 4; // <pad> <unk> <cls> <mask>
+// The characters of Read real text's Chinese (its reviews, and what pypinyin reads).
+export const HAN = /\p{Script=Han}/u;
 
 export const json = async (url) => (await fetchOk(url)).json();
 
