@@ -47,7 +47,7 @@ export function explorerFrame(root, t, statusId, { load, draw, ask = () => null 
     }
     let loaded;
     try {
-      status.textContent = t.loading; // a loaded file gives its promise's value at once
+      status.textContent = t.loading; // files already loaded: replaced before the page is drawn
       loaded = await load();
     } catch (error) {
       if (ticket === pending) say("error", t.failed(error.message || error));
