@@ -416,7 +416,7 @@ def bert_weights(folder: Path | None = None) -> dict[str, torch.Tensor]:
 
 
 def bert_file(folder: Path | None = None) -> bytes:
-    """The checkpoint in ``folder`` as the page reads it (attention.js loadModel): each matrix
+    """The checkpoint in ``folder`` as the page reads it (model.js loadModel): each matrix
     NAME as int8 with its float32 NAME.scale per row, vectors in float32; in the metadata the
     configuration (``BERT_CONFIG`` of config.json), the WordPiece vocabulary (vocab.txt, one
     token a line: a token's id is its line) and the special tokens, matched as typed."""
