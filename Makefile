@@ -21,7 +21,8 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # MathJax typesets every formula at build, in Node (docs_build/mathjax.mjs): mathjax-full from
-# npm, at the version package-lock.json pins, into node_modules/.
+# npm, at the version package-lock.json pins, into node_modules/; ESLint (a devDependency, which
+# npm ci installs too) lints the site's JavaScript in `make test` (eslint.config.mjs).
 NODE_STAMP := node_modules/.installed
 $(NODE_STAMP): package.json package-lock.json
 	@command -v npm >/dev/null || { echo "make: Node.js and npm are needed to build the site (MathJax at build)"; exit 1; }
@@ -66,6 +67,7 @@ TOY_SITE := tests/docs_build/test_add_a_page.py
 test: $(STAMP) $(NODE_STAMP) chromium
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	node_modules/.bin/eslint docs/assets/javascripts docs_build/*.mjs eslint.config.mjs
 	$(BIN)/pytest -n auto --dist loadgroup --ignore=tests/site --ignore=$(TOY_SITE) $(PYTEST_FLAGS)
 	$(BIN)/pytest -n auto --dist worksteal $(TOY_SITE) tests/site --fences-tested $(PYTEST_FLAGS)
 

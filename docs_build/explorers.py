@@ -28,6 +28,7 @@ from docs_build.figures import write
 from encoder import (
     PositionalEncoding,
     SentenceClassifier,
+    Task,
     TokenClassifier,
     Vocabulary,
     WordVocabulary,
@@ -154,6 +155,8 @@ def attention_explorer_html(tasks: list[str]) -> str:
     another page (Attention's trace of one query): the same files, by name."""
     attrs = {f"data-model-{task}": _attention_file(task) for task in tasks}
     attrs["data-tasks"] = " ".join(tasks)
+    # The longest sequence the tasks train on: the explorer says when a typed one is longer.
+    attrs["data-trained-max"] = str(max(Task(task).max_len for task in tasks))
     return _widget("attention", attrs)
 
 
@@ -213,6 +216,8 @@ def break_it_explorer(
         task, model, start = switch["task"], switch["model"], list(switch["start"])
         pad_to, path = switch.get("pad_to"), _attention_file(task)
         spec[name] = {"task": task, "model": path, "pad_to": pad_to, "start": start}
+        attn = model.encoder.layers[0].self_attn  # the sizes the switch's label names
+        spec[name] |= {"d_k": attn.d_head, "n_layers": len(model.encoder.layers)}
         if model is not intact[task]:  # (attention_explorer exported the intact ones)
             blob = model_file(model, task, scaled=switch.get("scaled", True))
             spec[name]["model"] = write(f"explorers/broken-{name}.safetensors", blob)
@@ -411,7 +416,7 @@ def bert_weights(folder: Path | None = None) -> dict[str, torch.Tensor]:
 
 
 def bert_file(folder: Path | None = None) -> bytes:
-    """The checkpoint in ``folder`` as the page reads it (attention.js loadModel): each matrix
+    """The checkpoint in ``folder`` as the page reads it (model.js loadModel): each matrix
     NAME as int8 with its float32 NAME.scale per row, vectors in float32; in the metadata the
     configuration (``BERT_CONFIG`` of config.json), the WordPiece vocabulary (vocab.txt, one
     token a line: a token's id is its line) and the special tokens, matched as typed."""

@@ -1,9 +1,9 @@
 // "Where a head looks": the pretrained encoder (bert.js) reads the typed sentence, cut into
 // WordPiece tokens (wordpiece.js), and shows the attention of the chosen layer and head: tap a
-// token to see the weight it gives every token (its row of the map, drawn by attention.js).
-import { fixed, h, scroller, uid } from "./common.js";
-import { heatMap } from "./attention.js";
-import { forward, loadBert } from "./bert.js";
+// token to see the weight it gives every token (its row of the map, drawn by heatmap.js).
+import { argmax, fixed, h, scroller, uid } from "./common.js";
+import { LETTER, MAX_TOKENS, forward, loadBert } from "./bert.js";
+import { heatMap } from "./heatmap.js";
 import { said, textExplorer } from "./text.js";
 
 const TEXT = {
@@ -44,9 +44,7 @@ const TEXT = {
   },
 };
 
-export const MAX_TOKENS = 128; // what the model was trained on (its tokenizer.json's truncation)
 const MAX_MAP = 64; // tokens: a longer sentence's map would be T² cells to draw
-const LETTER = /[\p{L}\p{N}]/u;
 
 export function mount(root) {
   const t = said(TEXT);
@@ -85,16 +83,18 @@ export function mount(root) {
     if (look && text === root.dataset.start) {
       const [q, k] = look.map((word) => tokens.indexOf(word));
       let best = -1;
-      attention.forEach((heads, l) => heads.forEach((m, hd) => {
-        if (q >= 0 && k >= 0 && m[q * T + k] > best) [best, pick.layer, pick.head, pick.q] = [m[q * T + k], l, hd, q];
-      })); // prettier-ignore
+      attention.forEach((heads, l) =>
+        heads.forEach((m, hd) => {
+          if (q >= 0 && k >= 0 && m[q * T + k] > best) [best, pick.layer, pick.head, pick.q] = [m[q * T + k], l, hd, q];
+        }),
+      );
       [selects[0].value, selects[1].value] = [pick.layer, pick.head];
     }
     look = null;
     pick.q = Math.min(pick.q, T - 1);
     const map = attention[pick.layer][pick.head];
     const row = Array.from(map.subarray(pick.q * T, (pick.q + 1) * T));
-    const top = row.indexOf(Math.max(...row));
+    const top = argmax(row);
     const unknown = ids.filter((id) => id === model.tokenizer.unk).length;
     let message = t.reads(T);
     if (unknown) message += t.unknownTokens(unknown);
@@ -137,5 +137,5 @@ export function mount(root) {
     } else nodes.push(h("p", { class: "explorer__legend", text: t.noMap(T, MAX_MAP) }));
     // attention: [layer][head] Float32Array (T × T), as forward() gives it.
     return { message, nodes, result: { text, ids, n, pick: { ...pick }, attention, ms } };
-  }, { wait: 250, controls }); // prettier-ignore
+  }, { wait: 250, controls });
 }

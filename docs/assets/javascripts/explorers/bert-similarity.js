@@ -1,9 +1,8 @@
 // "How alike": the pretrained encoder (bert.js) reads each typed sentence (one a line) and gives
 // its vector, the mean of its tokens' last vectors, L2-normalised (sentence-transformers'
 // recipe); the table holds the cosine of every pair, the dot product of their vectors.
-import { fixed, h, scroller } from "./common.js";
-import { cosine, forward, loadBert } from "./bert.js";
-import { MAX_TOKENS } from "./bert-attention.js";
+import { fixed, h, scroller, siteFile } from "./common.js";
+import { LETTER, MAX_TOKENS, cosine, forward, loadBert } from "./bert.js";
 import { said, textExplorer } from "./text.js";
 
 const TEXT = {
@@ -36,7 +35,6 @@ const TEXT = {
 };
 
 const MAX_SENTENCES = 8;
-const LETTER = /[\p{L}\p{N}]/u;
 
 export function mount(root) {
   const t = said(TEXT);
@@ -91,10 +89,10 @@ export function mount(root) {
     );
     const result = { sentences, ids: read.map(({ ids }) => ids), cosines, ms: read.map(({ ms }) => ms) };
     return { message, nodes: [list, scroller(t.table, table)], result };
-  }, { lines: 5, wait: 400 }); // prettier-ignore
+  }, { lines: 5, wait: 400 });
   // For the browser tests: the sentence vector of any text, as the table computes it.
   root.explorer.embed = async (text) => {
-    const model = await loadBert(new URL(root.dataset.model, new URL("../../../", import.meta.url)));
+    const model = await loadBert(siteFile(root.dataset.model));
     return Array.from(forward(model, model.tokenizer.sentence(text, MAX_TOKENS).ids).embedding);
   };
 }

@@ -1,30 +1,27 @@
 // A pretrained BERT encoder (all-MiniLM-L6-v2) in the page: its weights (int8 per row, which
-// attention.js loadModel turns into Float32Arrays), its WordPiece vocabulary (in the file's
+// model.js loadModel turns into Float32Arrays), its WordPiece vocabulary (in the file's
 // metadata) and its forward pass, as Hugging Face's BertModel computes it: word + token type +
 // learned position embeddings, then LayerNorm; in each layer, self-attention, the residual sum
 // and LayerNorm (post-norm), then the feed-forward with the exact GELU, the residual sum and
 // LayerNorm; the sentence's vector is the mean of the last layer's vectors, L2-normalised.
 // Weights are Float32Arrays; the sums run in float64 (JavaScript's numbers), the vectors between
 // steps are Float64Arrays. The browser tests hold it to PyTorch on the same int8-rounded weights.
-import { loadModel } from "./attention.js";
+import { cached } from "./frame.js";
+import { loadModel } from "./model.js";
 import { wordPiece } from "./wordpiece.js";
 
-const models = new Map(); // url -> Promise of {config, params, tokenizer}
+// url -> Promise of {config, params, tokenizer, meta}
+const load = cached(async (url) => {
+  const model = await loadModel(url, Float32Array);
+  return { ...model, tokenizer: wordPiece(model.meta.vocab.split("\n"), JSON.parse(model.meta.special)) };
+});
+
+export const MAX_TOKENS = 128; // what the model was trained on (its tokenizer.json's truncation)
+export const LETTER = /[\p{L}\p{N}]/u; // a sentence without one has nothing to read
 
 /** The model of the safetensors file at `url` (docs_build/explorers.py bert_explorers), loaded
  * once per page for every explorer that reads it. */
-export function loadBert(url) {
-  const key = String(url);
-  if (!models.has(key)) {
-    const loading = loadModel(url, Float32Array).then((model) => ({
-      ...model,
-      tokenizer: wordPiece(model.meta.vocab.split("\n"), JSON.parse(model.meta.special)),
-    }));
-    loading.catch(() => models.delete(key)); // a later try may succeed
-    models.set(key, loading);
-  }
-  return models.get(key);
-}
+export const loadBert = (url) => load(String(url));
 
 /**
  * erf(x), to double precision (JavaScript has no Math.erf): the series
@@ -44,7 +41,7 @@ export function erf(x) {
 }
 
 /** The exact GELU, x Φ(x) = x (1 + erf(x / √2)) / 2, as torch's F.gelu (BertModel's "gelu"). */
-export const gelu = (x) => 0.5 * x * (1 + erf(x * Math.SQRT1_2));
+const gelu = (x) => 0.5 * x * (1 + erf(x * Math.SQRT1_2));
 
 /** y = x W^T + b for the T rows of x (T × nIn, row-major); W is (nOut, nIn). Each row of W is
  * read once, for every row of x: it stays in the cache. */
@@ -142,7 +139,7 @@ export function forward({ config: c, params: P }, ids) {
     for (let i = 0; i < hidden.length; i += 1) hidden[i] = gelu(hidden[i]);
     const f = linear(hidden, T, P[`${p}.output.dense.weight`], P[`${p}.output.dense.bias`]);
     x = addNorm(f, x, P[`${p}.output.LayerNorm.weight`], P[`${p}.output.LayerNorm.bias`], eps);
-  } // prettier-ignore
+  }
   const embedding = new Float64Array(d);
   for (let t = 0; t < T; t += 1) for (let i = 0; i < d; i += 1) embedding[i] += x[t * d + i] / T;
   const norm = Math.hypot(...embedding);

@@ -4,23 +4,24 @@
 // input the page's fence chose and checked (data-variants' start): there the intact model is
 // right at every position and the broken one is not. Two challenges trip the
 // intact models themselves, explained with the numbers the page's fence measured and
-// asserted (data-challenges). The forward pass is the attention explorer's (attention.js);
+// asserted (data-challenges). The forward pass is the attention explorer's (model.js);
 // the browser tests compare it with the package's on test vectors the build does not publish.
-import { EXPECTED, forward, loadModel, parse } from "./attention.js";
-import { fixed, h, radio, scroller, sequenceInput, statusLine, strings, uid } from "./common.js";
+import { argmax, fixed, h, radio, scroller, sequenceInput, siteFile, statusLine, strings, uid } from "./common.js";
+import { cached } from "./frame.js";
+import { forward, loadModel } from "./model.js";
+import { EXPECTED, SEQUENCES, parse } from "./tasks.js";
 
-const SITE_ROOT = new URL("../../../", import.meta.url);
 const pct = (v) => `${fixed(100 * v, 1)} %`;
 const TEXT = {
   en: {
     variant: "Break it",
+    // Each switch's label, from its entry of data-variants.
     variants: {
-      "no-positions": "no positions (count)",
-      "no-mask": "no padding mask (reverse, padded to 12)",
-      "no-scaling": "no 1/√d_k (sort, one head, d_k = 128)",
-      "post-norm": "post-norm, no warm-up (sort, 4 layers)",
+      "no-positions": () => "no positions (count)",
+      "no-mask": (v) => `no padding mask (reverse, padded to ${v.pad_to})`,
+      "no-scaling": (v) => `no 1/√d_k (sort, one head, d_k = ${v.d_k})`,
+      "post-norm": (v) => `post-norm, no warm-up (sort, ${v.n_layers} layers)`,
     },
-    input: "Sequence (digits 1 to 9)",
     predict: "Your prediction",
     right: "it still gets every position right",
     wrong: "it gets some positions wrong",
@@ -28,8 +29,6 @@ const TEXT = {
     first: "Say what you expect first, then press Show.",
     loading: "Loading the weights…",
     failed: (e) => `The weights could not be loaded (${e}).`,
-    rowInput: "Input",
-    rowExpected: "Expected",
     rowIntact: "Intact",
     rowBroken: "Broken",
     tally: (a, b, n) => `Intact model: ${a} of ${n} right. Broken model: ${b} of ${n} right.`,
@@ -48,16 +47,16 @@ const TEXT = {
         `reversal model gets ${pct(c.accuracy)} of the tokens right (measured above on 2,000).`,
     },
     tableLabel: "Input, expected output, intact and broken models' outputs",
+    tooLong: (n, max) => `${n} tokens: this model reads at most ${max}.`,
   },
   zh: {
     variant: "破坏它",
     variants: {
-      "no-positions": "没有位置编码（计数）",
-      "no-mask": "没有填充掩码（反转，填充到 12）",
-      "no-scaling": "没有 1/√d_k（排序，单头，d_k = 128）",
-      "post-norm": "后归一化，没有预热（排序，4 层）",
+      "no-positions": () => "没有位置编码（计数）",
+      "no-mask": (v) => `没有填充掩码（反转，填充到 ${v.pad_to}）`,
+      "no-scaling": (v) => `没有 1/√d_k（排序，单头，d_k = ${v.d_k}）`,
+      "post-norm": (v) => `后归一化，没有预热（排序，${v.n_layers} 层）`,
     },
-    input: "序列（1 到 9 的数字）",
     predict: "你的预测",
     right: "它仍然每个位置都对",
     wrong: "它会错一些位置",
@@ -65,8 +64,6 @@ const TEXT = {
     first: "先说出你的预期，再按「显示」。",
     loading: "正在加载权重……",
     failed: (e) => `无法加载权重（${e}）。`,
-    rowInput: "输入",
-    rowExpected: "正确答案",
     rowIntact: "完整模型",
     rowBroken: "被破坏的模型",
     tally: (a, b, n) => `完整模型：${n} 个位置对 ${a} 个。被破坏的模型：${n} 个位置对 ${b} 个。`,
@@ -84,22 +81,16 @@ const TEXT = {
         "的 token（上面在 2000 条序列上测得）。",
     },
     tableLabel: "输入、正确答案、完整模型与被破坏模型的输出",
+    tooLong: (n, max) => `共 ${n} 个 token：这个模型最多读取 ${max} 个。`,
   },
 };
 
 export function mount(root) {
-  const t = strings(TEXT);
+  const t = strings(TEXT, SEQUENCES);
   const variants = JSON.parse(root.dataset.variants);
   const challenges = JSON.parse(root.dataset.challenges);
   const intactModels = JSON.parse(root.dataset.intact); // task -> its trained model's file
-  const cache = {};
-  const get = (path) => {
-    if (!cache[path]) {
-      cache[path] = loadModel(new URL(path, SITE_ROOT));
-      cache[path].catch(() => delete cache[path]);
-    }
-    return cache[path];
-  };
+  const get = cached((path) => loadModel(siteFile(path))); // path -> Promise of the model
   // The mode: a broken variant, or a challenge (the intact model of a task on given ids).
   const first = Object.keys(variants)[0];
   const state = { mode: { variant: first }, text: variants[first].start.join(" ") };
@@ -110,7 +101,7 @@ export function mount(root) {
     { class: "explorer__tasks" },
     h("legend", { text: t.variant }),
     Object.keys(variants).map((name, i) =>
-      radio(variantGroup, name, t.variants[name], i === 0, () => {
+      radio(variantGroup, name, t.variants[name](variants[name]), i === 0, () => {
         state.mode = { variant: name };
         input.value = state.text = variants[name].start.join(" ");
         reset();
@@ -178,7 +169,7 @@ export function mount(root) {
     const model = await get(v.model);
     const padded = v.pad_to ? [...ids, ...Array(Math.max(0, v.pad_to - ids.length)).fill(0)] : ids;
     return forward(model, padded).logits.slice(0, ids.length);
-  } // prettier-ignore
+  }
 
   async function reveal() {
     const guess = guessField.querySelector("input:checked");
@@ -198,8 +189,8 @@ export function mount(root) {
       status.textContent = t.failed(error.message || error);
       return;
     }
-    const maxLen = mode.variant && variants[mode.variant].pad_to ? variants[mode.variant].pad_to : intact.config.max_len; // prettier-ignore
-    const parsed = parse(state.text, maxLen, strings(PARSE));
+    const maxLen = (mode.variant && variants[mode.variant].pad_to) || intact.config.max_len;
+    const parsed = parse(state.text, maxLen, t);
     if (parsed.error) {
       root.dataset.state = "error";
       status.textContent = parsed.error;
@@ -207,15 +198,20 @@ export function mount(root) {
       return;
     }
     const { ids } = parsed;
-    const argmax = (rows) => rows.map((r) => r.indexOf(Math.max(...r)));
     const expected = EXPECTED[task](ids);
-    const good = forward(intact, ids).logits;
     const rows = [
       [t.rowInput, ids],
       [t.rowExpected, expected],
-      [t.rowIntact, argmax(good), true],
     ];
-    if (mode.variant) rows.push([t.rowBroken, argmax(await run(mode, ids)), true]);
+    try {
+      rows.push([t.rowIntact, forward(intact, ids).logits.map(argmax), true]);
+      if (mode.variant) rows.push([t.rowBroken, (await run(mode, ids)).map(argmax), true]);
+    } catch (error) {
+      root.dataset.state = "error";
+      status.textContent = t.failed(error.message || error);
+      output.replaceChildren();
+      throw error; // and to the console, where the browser tests see it
+    }
     const right = (p) => p.filter((v, i) => v === expected[i]).length;
     const a = right(rows[2][1]);
     const b = mode.variant ? right(rows[3][1]) : a;
@@ -257,18 +253,3 @@ export function mount(root) {
   reset();
 }
 
-// The attention explorer's messages for a sequence that is not one (parse()).
-const PARSE = {
-  en: {
-    empty: "Type a sequence: digits from 1 to 9.",
-    padding: "0 is the padding id, not a token: use the digits 1 to 9.",
-    invalid: (c) => `“${c}” is not in the vocabulary: use the digits 1 to 9.`,
-    tooLong: (n, max) => `${n} tokens: this model reads at most ${max}.`,
-  },
-  zh: {
-    empty: "请输入一个序列：1 到 9 的数字。",
-    padding: "0 是填充 id，不是 token：请使用 1 到 9 的数字。",
-    invalid: (c) => `“${c}”不在词表中：请使用 1 到 9 的数字。`,
-    tooLong: (n, max) => `共 ${n} 个 token：这个模型最多读取 ${max} 个。`,
-  },
-};

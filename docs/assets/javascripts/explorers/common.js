@@ -1,16 +1,17 @@
-// Helpers shared by the explorers: language, DOM and SVG building, and the numbers they
-// share with the encoder package (the sinusoidal table, softmax).
+// Helpers shared by the explorers: the page's strings, the site's files, DOM and SVG building,
+// and the numbers they share with the encoder package (the sinusoidal table, softmax, argmax).
+import { language } from "../explorers.js";
 
-/** "zh" on the Chinese pages (under /zh/), otherwise "en". */
-export function language() {
-  const lang = document.documentElement.lang || "";
-  return lang.startsWith("zh") || /\/zh\//.test(location.pathname) ? "zh" : "en";
+/** The strings of the page's language from {en: {...}, zh: {...}}, after those of `shared`
+ * (strings several explorers say, in the same form). */
+export function strings(table, shared = {}) {
+  return { ...shared[language()], ...table[language()] };
 }
 
-/** The strings of the page's language from {en: {...}, zh: {...}}. */
-export function strings(table) {
-  return table[language()];
-}
+// The site's root, this module being at assets/javascripts/explorers/.
+const SITE_ROOT = new URL("../../../", import.meta.url);
+/** The URL of a site file the page names (data-model, data-run, …): a path from the site's root. */
+export const siteFile = (path) => new URL(path, SITE_ROOT);
 
 /** fetch(url), failing on an HTTP error as on a network error. */
 export async function fetchOk(url) {
@@ -99,6 +100,13 @@ export function softmax(values) {
   const e = values.map((v) => Math.exp(v - top));
   const total = e.reduce((a, b) => a + b, 0);
   return e.map((v) => v / total);
+}
+
+/** The index of the largest of `values` (the first, if several are). */
+export function argmax(values) {
+  let best = 0;
+  for (let i = 1; i < values.length; i += 1) if (values[i] > values[best]) best = i;
+  return best;
 }
 
 /** Format a number with a fixed number of decimals, in the page's convention. */

@@ -3,9 +3,9 @@
 // reader wrote ___: the window of words around the blank that the model reads (encoder/text.py
 // blank_window), and its best guesses for the blank with their probabilities, the special
 // tokens left out; a word the reader types in the second box gets its rank among the guesses.
-import { fixed, h, softmax } from "./common.js";
-import { forward, loadModel } from "./attention.js";
-import { MASK, UNK, argmax, encode, loadVocabulary, said, textExplorer } from "./text.js";
+import { argmax, fixed, h, softmax } from "./common.js";
+import { forward, loadModel } from "./model.js";
+import { MASK, SPECIALS, UNK, encode, loadVocabulary, said, textExplorer } from "./text.js";
 
 const TEXT = {
   en: {
@@ -45,7 +45,6 @@ const TEXT = {
 };
 
 const TOP = 5;
-const SPECIALS = 4; // <pad> <unk> <cls> <mask>: never a guess
 // encoder/corpora.py WORD, on the lower-cased text: words (an apostrophe inside one stays),
 // numbers, and every other character that is not a space, alone. A space is what Python's \s
 // matches, spelled out: JavaScript's \s also takes U+FEFF, and not U+001C to U+001F nor U+0085.
@@ -54,7 +53,7 @@ const WORD = new RegExp(`[a-z]+(?:'[a-z]+)?|[0-9]+|[^${SPACE}a-z0-9]`, "gu");
 const words = (text) => text.toLowerCase().match(WORD) ?? [];
 
 /** encoder/text.py blank_window: MASK and the nearest ids around it, `size` at most. */
-export function blankWindow(left, right, size) {
+function blankWindow(left, right, size) {
   const nRight = Math.min(right.length, Math.max(Math.floor((size - 1) / 2), size - 1 - left.length));
   const nLeft = Math.min(left.length, size - 1 - nRight);
   return { left: left.slice(left.length - nLeft), right: right.slice(0, nRight) };
@@ -76,7 +75,7 @@ export function mount(root) {
       const all = parts.map(words);
       const { left, right } = blankWindow(...all, model.config.max_len);
       const ids = [...encode(left, vocab.ids), MASK, ...encode(right, vocab.ids)];
-      // The words' probabilities, the special tokens left out: p[k] is id SPECIALS + k's.
+      // The words' probabilities, the special tokens (never a guess) left out: p[k] is id SPECIALS + k's.
       const p = softmax(forward(model, ids).logits[left.length].slice(SPECIALS));
       const top = [];
       const rest = [...p];

@@ -3,11 +3,11 @@
 // head at that step on a few fixed sequences. The maps are the package's attention_maps of the
 // kept weights, computed at build time (docs_build/explorers.py: learn_explorer); the browser
 // tests retrain the run and compare.
-import { heatMap, strongest } from "./attention.js";
-import { fetchOk, fixed, h, radio, statusLine, strings, uid } from "./common.js";
+import { argmax, fetchOk, fixed, h, radio, siteFile, strings, uid } from "./common.js";
+import { explorerFrame } from "./frame.js";
+import { heatMap, strongest } from "./heatmap.js";
 import { linePlot, niceTicks, plotWidth } from "./plot.js";
 
-const SITE_ROOT = new URL("../../../", import.meta.url);
 const TEXT = {
   en: {
     step: "Training step",
@@ -69,10 +69,11 @@ export function mount(root) {
   });
   const readout = h("output", { for: sliderId, class: "explorer__readout" });
   const inputs = h("fieldset", { class: "explorer__tasks" }, h("legend", { text: t.input }));
-  const status = statusLine(statusId);
+  // The kept steps, fetched once the widget comes into view (its only update).
+  const load = async () => (await fetchOk(siteFile(root.dataset.run))).json();
+  const { status } = explorerFrame(root, t, statusId, { load, draw: start });
   const curve = h("figure", { class: "explorer__curve" });
   const maps = h("div", { class: "explorer__layers" });
-  root.style.minHeight = `${root.getBoundingClientRect().height}px`; // until drawn (extra.css)
   root.replaceChildren(
     h(
       "div",
@@ -97,8 +98,9 @@ export function mount(root) {
     readout.textContent = `${step}`;
     const mirror = data.mirror[state.index];
     const mirroring = data.mirror[data.mirror.length - 1][1];
-    const hd = mirroring.indexOf(Math.max(...mirroring)); // layer 1's mirroring head, at the end
-    status.textContent = t.status(step, last, loss, hd, fixed(mirror[1][hd], 3), fixed(Math.max(...mirror[0]), 3)); // prettier-ignore
+    const hd = argmax(mirroring); // layer 1's mirroring head, at the end
+    const [w1, w0] = [fixed(mirror[1][hd], 3), fixed(Math.max(...mirror[0]), 3)];
+    status.textContent = t.status(step, last, loss, hd, w1, w0);
     drawnWidth = plotWidth(curve);
     const yMax = Math.ceil(Math.max(...data.loss));
     const [svg] = linePlot([{ values: data.loss }], {
@@ -158,8 +160,6 @@ export function mount(root) {
     new ResizeObserver(() => {
       if (Math.abs(plotWidth(curve) - drawnWidth) > 8) draw();
     }).observe(curve);
-    root.style.minHeight = "";
-    root.dataset.ready = "";
     root.dataset.state = "ok";
     draw();
   }
@@ -167,22 +167,10 @@ export function mount(root) {
   // For the browser tests: the kept steps, and the step, sequence and maps on show.
   root.explorer = {
     steps: () => (data ? [...data.steps] : []),
-    shown: () => ({ step: data.steps[state.index], ids: data.inputs[state.input], maps: data.maps[state.index][state.input] }), // prettier-ignore
+    shown: () => ({
+      step: data.steps[state.index],
+      ids: data.inputs[state.input],
+      maps: data.maps[state.index][state.input],
+    }),
   };
-
-  // Fetch the kept steps only when the widget comes into view.
-  const seen = new IntersectionObserver((entries) => {
-    if (!entries.some((e) => e.isIntersecting)) return;
-    seen.disconnect();
-    status.textContent = t.loading;
-    fetchOk(new URL(root.dataset.run, SITE_ROOT))
-      .then((r) => r.json())
-      .then(start)
-      .catch((error) => {
-        root.dataset.state = "error";
-        root.style.minHeight = ""; // no placeholder left where nothing will be drawn
-        status.textContent = t.failed(error.message || error);
-      });
-  });
-  seen.observe(root);
 }

@@ -3,9 +3,9 @@
 // left), read the typed sentence side by side, each named with its accuracy on 不 measured on
 // the page; the characters where they disagree are marked. A third row gives each character's
 // most frequent reading in the training texts, which a model falls back on without context.
-import { fixed, h, scroller, softmax } from "./common.js";
-import { forward, loadModel } from "./attention.js";
-import { UNK, argmax, encode, json, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
+import { argmax, fixed, h, scroller, softmax } from "./common.js";
+import { forward, loadModel } from "./model.js";
+import { HAN, UNK, encode, json, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {
@@ -30,8 +30,6 @@ const TEXT = {
     frequent: "最常见读音",
   },
 };
-
-const HAN = /\p{Script=Han}/u; // pypinyin reads these; the models were trained on no other
 
 /** Each position's most probable reading and its probability. */
 function readings(logits) {

@@ -10,7 +10,7 @@ export function plotWidth(container) {
 }
 
 /** About `count` round values (1, 2 or 5 times a power of ten apart) from lo to hi. */
-export function ticksBetween(lo, hi, count = 5) {
+function ticksBetween(lo, hi, count = 5) {
   if (hi <= lo) return [lo];
   const raw = (hi - lo) / count;
   const power = 10 ** Math.floor(Math.log10(raw));
@@ -54,7 +54,7 @@ export function linePlot(series, options) {
   for (const v of ticksBetween(yMin, yMax, 4)) {
     svg.append(line(box.x0 - 4, Y(v), box.x0, Y(v)));
     svg.append(tick({ x: box.x0 - 7, y: Y(v) + 4, "text-anchor": "end" }, fixed(v, Number.isInteger(v) ? 0 : 1)));
-  } // prettier-ignore
+  }
   if (yMin < 0 && yMax > 0) svg.append(line(box.x0, Y(0), box.x1, Y(0), "explorer__grid"));
   const xTicks =
     options.xTicks || niceTicks(xMax - xMin, W < 400 ? 4 : 8).map((v) => [v + xMin, v + xMin]);
@@ -79,7 +79,7 @@ export function linePlot(series, options) {
         { x: X(marker.x) + (right ? -9 : 9), y: Y(marker.y) - 8, "text-anchor": right ? "end" : "start" },
         marker.text,
       ),
-    ); // prettier-ignore
+    );
   }
   return [svg, legend];
 }

@@ -111,7 +111,7 @@ function heatMap(table, t, W) {
       s("mask", { id: mask }, s("image", { ...area, href: canvas.toDataURL(),
         preserveAspectRatio: "none", style: "image-rendering: pixelated" })),
       s("rect", { ...area, class: cls, mask: `url(#${mask})` }),
-    ); // prettier-ignore
+    );
   }
   const tick = (attrs, text) => s("text", { class: "explorer__tick", ...attrs, text });
   const mark = (x1, y1, x2, y2) => s("line", { x1, y1, x2, y2, class: "explorer__axis" });
@@ -132,7 +132,7 @@ function heatMap(table, t, W) {
         transform: `rotate(-90 12 ${(box.y0 + box.y1) / 2})` },
       t.position,
     ),
-  ); // prettier-ignore
+  );
   // The colour scale: -1 … 0 … +1, the same opacities as the cells.
   const id = uid("pe-scale");
   const scale = { x0: box.x0, x1: Math.min(box.x1, box.x0 + 220), y: box.y1 + 44, h: 10 };

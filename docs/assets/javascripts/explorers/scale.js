@@ -5,7 +5,7 @@
 // A second panel plots the size of the softmax's Jacobian against s for the same scores:
 // it is not monotone (it rises from the uniform softmax, peaks, then vanishes). What the
 // sentence says of s = 32 it reads off the weights there: how many keys hold 90 % of them.
-import { choice, fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
+import { argmax, choice, fixed, h, s, softmax, statusLine, strings, uid } from "./common.js";
 import { linePlot, plotWidth } from "./plot.js";
 
 const TEXT = {
@@ -87,7 +87,7 @@ function draw() {
 }
 
 /** Largest weight, entropy and Frobenius norm of diag(p) - p p^T. */
-export function summary(p) {
+function summary(p) {
   const entropy = -p.reduce((a, v) => a + (v > 0 ? v * Math.log(v) : 0), 0);
   let frob = 0;
   p.forEach((pi, i) =>
@@ -99,7 +99,7 @@ export function summary(p) {
 }
 
 /** How many of the largest weights hold 90 % of them, and their share. */
-export function held(p) {
+function held(p) {
   const sorted = [...p].sort((a, b) => b - a);
   let [k, share] = [0, 0];
   while (share < 0.9) share += sorted[k++];
@@ -108,17 +108,17 @@ export function held(p) {
 
 /** ‖J‖ at s = 0, its largest value on the curve (and where), and at s = 32, with how many
  * keys hold the weight there. */
-export function jacobianShape(scores) {
+function jacobianShape(scores) {
   const at = (sc) => summary(softmax(scores.map((z) => sc * z))).jacobian;
   const logs = Array.from(
     { length: CURVE.steps + 1 },
     (_, i) => CURVE.min + ((CURVE.max - CURVE.min) * i) / CURVE.steps,
   );
   const values = logs.map((l) => at(2 ** l));
-  const best = values.indexOf(Math.max(...values));
+  const best = argmax(values);
   const { k, share } = held(softmax(scores.map((z) => 32 * z)));
   return { logs, values, j0: at(0), peak: values[best], sPeak: 2 ** logs[best], j32: at(32), k,
-           share }; // prettier-ignore
+           share };
 }
 
 export function mount(root) {
@@ -183,7 +183,7 @@ export function mount(root) {
     svg.append(s("line", { x1: left, y1: H + 8, x2: W - 4, y2: H + 8, class: "explorer__axis" }));
     for (const [v, label] of [[0, "0"], [0.5, "0.5"], [1, "1"]]) {
       svg.append(s("text", { x: left - 6, y: H + 8 - v * H + 4, "text-anchor": "end",
-                             class: "explorer__tick", text: label })); // prettier-ignore
+                             class: "explorer__tick", text: label }));
     }
     p.forEach((w, i) => {
       const x = left + 4 + i * step;
@@ -197,7 +197,7 @@ export function mount(root) {
       bar.append(s("title", { text: `${t.key} ${i}: ${t.weight} ${fixed(w, 3)}` }));
       // The whole column is the target, so that a small bar is easy to tap.
       const hit = s("rect", { x: x - 3, y: 0, width: bw + 6, height: H + 48, "data-key": i,
-                              class: "explorer__hit" }); // prettier-ignore
+                              class: "explorer__hit" });
       svg.append(bar, hit);
       const tick = (y, text) =>
         s("text", { x: x + bw / 2, y, "text-anchor": "middle", class: "explorer__tick", text });
@@ -221,7 +221,7 @@ export function mount(root) {
       " " +
       (rises
         ? t.shape(fixed(shape.j0), fixed(shape.peak), fixed(shape.sPeak, 1), fixed(shape.j32, 3),
-                  t.held(shape.k, fixed(shape.share))) // prettier-ignore
+                  t.held(shape.k, fixed(shape.share)))
         : t.falls(fixed(shape.j0), fixed(shape.j32, 3)));
     const W = plotWidth(chart);
     drawnWidth = W;

@@ -4,8 +4,8 @@
 // head's attention the first position, whose vector the readout reads, gives each character.
 // Input without a Chinese character gets a message instead: the model read Chinese only.
 import { fixed, h, scroller, softmax } from "./common.js";
-import { forward, loadModel } from "./attention.js";
-import { CLS, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
+import { forward, loadModel } from "./model.js";
+import { CLS, HAN, UNK, encode, loadVocabulary, said, textExplorer, tokenCells } from "./text.js";
 
 const TEXT = {
   en: {
@@ -31,8 +31,6 @@ const TEXT = {
     head: (i) => `头 ${i}`,
   },
 };
-
-const HAN = /\p{Script=Han}/u; // the characters of the reviews it read
 
 export function mount(root) {
   const t = said(TEXT);

@@ -1,16 +1,18 @@
 // What the three explorers of Read real text share (sentiment.js, pinyin.js, fill-blank.js):
-// their files, fetched once the widget comes into view (a model as safetensors of float16
-// parameters, which attention.js loadModel reads; a vocabulary), a text box
+// their files, fetched once the widget comes into view (frame.js: a model as safetensors of
+// float16 parameters, which model.js loadModel reads; a vocabulary), a text box
 // whose every edit runs the model again, and the ids of a typed text as encoder/text.py reads
-// it. The forward pass is attention.js's, the package's step by step, in float64.
-import { fetchOk, h, language, statusLine, uid } from "./common.js";
-
-const SITE_ROOT = new URL("../../../", import.meta.url);
+// it. The forward pass is model.js's, the package's step by step, in float64. The pretrained
+// encoder's explorers (bert-attention.js, bert-similarity.js) are text explorers too.
+import { fetchOk, h, siteFile, strings, uid } from "./common.js";
+import { cached, explorerFrame } from "./frame.js";
 // encoder/text.py: the special tokens at ids 0 .. 3, then the vocabulary's entries.
 export const UNK = 1;
 export const CLS = 2;
 export const MASK = 3;
-const SPECIALS = 4;
+export const SPECIALS = 4; // <pad> <unk> <cls> <mask>
+// The characters of Read real text's Chinese (its reviews, and what pypinyin reads).
+export const HAN = /\p{Script=Han}/u;
 
 export const json = async (url) => (await fetchOk(url)).json();
 
@@ -37,7 +39,7 @@ const SAID = {
 };
 
 /** The strings of an explorer in the page's language, after those every text explorer says. */
-export const said = (table) => ({ ...SAID[language()], ...table[language()] });
+export const said = (table) => strings(table, SAID);
 
 /** A vocabulary from its file: Vocabulary.to_json's {specials, chars} (characters, which
  * Array.from splits by code point as Python does) or WordVocabulary's list of words. Gives
@@ -55,13 +57,6 @@ export async function loadVocabulary(url) {
 /** The ids of `tokens` (characters or words); an entry not in `ids` reads as <unk>. */
 export const encode = (tokens, ids) => tokens.map((token) => ids.get(token) ?? UNK);
 
-/** Index and value of the largest of `values`. */
-export function argmax(values) {
-  let best = 0;
-  for (let i = 1; i < values.length; i += 1) if (values[i] > values[best]) best = i;
-  return best;
-}
-
 /** A row of tokens, those outside the vocabulary (<unk> to the model) marked. */
 export function tokenCells(tokens, ids, unknown) {
   return tokens.map((token, i) => {
@@ -74,8 +69,8 @@ export function tokenCells(tokens, ids, unknown) {
 const ASKED = new Set(); // the files a reader asked for on this page (data-size)
 
 /**
- * The frame of a text explorer in `root`: a box (label t.input, first text data-start, in the
- * language `reads`: "zh" or "en"; a box of several lines if `lines`), a
+ * A text explorer in `root`, in the frame of frame.js: a box (label t.input, first text
+ * data-start, in the language `reads`: "zh" or "en"; a box of several lines if `lines`), a
  * status line and the output. `files`: {data key: loader(url)}, fetched once. On every edit,
  * `show(files, text, more)` gives {error} or {message, nodes, result}: the status says the error
  * or the message, the output shows the nodes, and `root.explorer.result()` gives the numbers of
@@ -109,9 +104,8 @@ export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0,
   const main = box("input", t.input, root.dataset.start, lines);
   const input = main.input;
   const others = Object.entries(more).map(([name, label]) => [name, box(name, label, root.dataset[name])]);
-  const status = statusLine(statusId);
   const output = h("div", { class: "explorer__output" });
-  const paths = () => Object.keys(files).map((key) => new URL(root.dataset[key], SITE_ROOT).href);
+  const paths = () => Object.keys(files).map((key) => siteFile(root.dataset[key]).href);
   const size = Number(root.dataset.size);
   let asked = !size || paths().every((path) => ASKED.has(path));
   const mb = (size / 1e6).toFixed(1);
@@ -128,56 +122,31 @@ export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0,
       update();
     });
   }
-  // Keep the placeholder's height (extra.css) until the first drawing, so the page does not
-  // jump while the files load.
-  root.style.minHeight = `${root.getBoundingClientRect().height}px`;
+  const load = cached(async () => {
+    const loading = Object.entries(files).map(async ([key, loader]) => [key, await loader(siteFile(root.dataset[key]))]);
+    return Object.fromEntries(await Promise.all(loading));
+  });
+  const ask = () => (asked ? null : t.ask(mb));
+  const { status, say, update } = explorerFrame(root, t, statusId, { load, draw, ask });
   root.replaceChildren(
     h("div", { class: "explorer__controls" }, main.field, others.map(([, other]) => other.field), controls, button),
     status,
     output,
   );
 
-  let loading = null;
-  const load = () => {
-    loading ??= Promise.all(
-      Object.entries(files).map(async ([key, loader]) => [key, await loader(new URL(root.dataset[key], SITE_ROOT))]),
-    ).then(Object.fromEntries);
-    loading.catch(() => (loading = null)); // a later edit tries again
-    return loading;
-  };
   let current = null;
-  let pending = 0;
-  function say(state, message, nodes = []) {
-    root.dataset.state = state;
-    root.style.minHeight = "";
-    status.textContent = message;
-    output.replaceChildren(...nodes);
-  }
-  async function update() {
-    const ticket = (pending += 1);
-    if (!asked) {
-      say("ask", t.ask(mb));
-      return;
-    }
-    let loaded;
-    try {
-      if (!("ready" in root.dataset)) status.textContent = t.loading;
-      loaded = await load();
-    } catch (error) {
-      if (ticket === pending) say("error", t.failed(error.message || error));
-      return;
-    }
-    if (ticket !== pending) return; // a newer edit is on its way
-    root.dataset.ready = "";
+  function draw(loaded) {
     current = null;
     let shown;
     try {
       shown = show(loaded, input.value, Object.fromEntries(others.map(([name, other]) => [name, other.input.value])));
     } catch (error) {
       say("error", t.failed(error.message || error));
+      output.replaceChildren();
       throw error; // and to the console, where the browser tests see it
     }
-    say(shown.error ? "error" : "ok", shown.error || shown.message, shown.nodes);
+    say(shown.error ? "error" : "ok", shown.error || shown.message);
+    output.replaceChildren(...(shown.nodes ?? []));
     current = shown.error ? null : shown.result;
   }
   // A Chinese input method fires "input" for each letter of the pinyin it is composing: run the
@@ -190,11 +159,4 @@ export function textExplorer(root, t, reads, files, show, { lines = 0, wait = 0,
     each.addEventListener("compositionend", edited);
   }
   root.explorer = { result: () => current, update };
-  const seen = new IntersectionObserver((entries) => {
-    if (entries.some((e) => e.isIntersecting)) {
-      seen.disconnect();
-      update();
-    }
-  });
-  seen.observe(root);
 }

@@ -1,6 +1,6 @@
 // "Trace one query" (the Attention page's section of that name, and the attention explorer's
 // on the Train page): one query through one layer's attention, step by step, with the numbers
-// of the explorer's forward pass (attention.js: forward().trace), each step linked to its
+// of the explorer's forward pass (model.js: forward().trace), each step linked to its
 // formula and its code. The browser tests (test_trace_*) compare the numbers with the
 // package's, which the build exports (docs_build/explorers.py: trace).
 import { fixed, h, scroller, strings, uid } from "./common.js";
@@ -121,14 +121,20 @@ function steps(st, ids, pick, t, config, view) {
       ),
     );
     return [numbers, kv];
-  }); // prettier-ignore
+  });
   const head = h(
     "tr",
     {},
     [t.colKey, t.colToken, "q·k_j", `÷ √${dh}`, t.colSoftmax].map((c) => h("th", { scope: "col", text: c })),
-  ); // prettier-ignore
+  );
   const table = h("table", { id: kvId }, h("thead", {}, head), h("tbody", {}, keys));
-  const toggle = h("button", { type: "button", class: "trace__toggle", "aria-controls": kvId, "aria-expanded": view.kv ? "true" : "false", text: view.kv ? t.hideKV : t.showKV }); // prettier-ignore
+  const toggle = h("button", {
+    type: "button",
+    class: "trace__toggle",
+    "aria-controls": kvId,
+    "aria-expanded": view.kv ? "true" : "false",
+    text: view.kv ? t.hideKV : t.showKV,
+  });
   toggle.addEventListener("click", () => {
     view.kv = !view.kv;
     toggle.setAttribute("aria-expanded", view.kv ? "true" : "false");

@@ -21,7 +21,7 @@ const MARK = /\p{Mn}/gu;
 const MAX_CHARS = 100; // a longer word is [UNK]
 
 /** BertNormalizer: the text as the pre-tokenizer gets it. */
-export function normalize(text) {
+function normalize(text) {
   let out = "";
   for (const c of text) {
     if (CONTROL.test(c)) continue;
@@ -35,7 +35,7 @@ export function normalize(text) {
 }
 
 /** BertPreTokenizer: the words of normalised text, each punctuation mark a word of its own. */
-export function words(text) {
+function words(text) {
   const found = [];
   let word = "";
   for (const c of text) {
