@@ -451,7 +451,10 @@ def bert_explorers(
     similarity of typed sentences (``sentences`` first, one a line). Each fetches the file only
     when the reader presses its button, which says the file's size (data-size, bytes)."""
     blob = bert_file(folder)
+    config = json.loads(((folder or minilm_folder()) / "config.json").read_text(encoding="utf-8"))
     attrs = {"data-model": write(BERT_FILE, blob), "data-size": str(len(blob))}
+    layers, heads = config["num_hidden_layers"], config["num_attention_heads"]
+    attrs["data-layers"], attrs["data-heads"] = str(layers), str(heads)  # the menus' lengths
     return [
         _widget("bert-attention", attrs | {"data-start": start, "data-look": " ".join(look)}),
         _widget("bert-similarity", attrs | {"data-start": "\n".join(sentences)}),

@@ -58,8 +58,12 @@ export function mount(root) {
     });
     return h("span", { class: "explorer__field" }, h("label", { for: select.id, text: what }), select);
   };
-  // all-MiniLM-L6-v2: 6 layers of 12 heads (the file's config; the page's prose says so too).
-  const controls = [choices(t.layer, 6, "layer"), choices(t.head, 12, "head")];
+  // The checkpoint's layers and heads (data-layers, data-heads: the build reads its config).
+  const { layers, heads } = root.dataset;
+  const controls = [
+    choices(t.layer, Number(layers), "layer"),
+    choices(t.head, Number(heads), "head"),
+  ];
   const selects = controls.map((field) => field.querySelector("select"));
   // data-look "QUERY KEY": the first drawing shows the token QUERY of the page's sentence, in the
   // layer and head where it gives KEY the most weight (found here, on the reader's machine).
