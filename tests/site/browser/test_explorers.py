@@ -1,11 +1,11 @@
 """The explorers in Chromium, on the run's build. Each computes what the package computes: the
 attention explorer (Train page) on the build's test vectors and on fresh sequences, and every step
 of its trace of one query (Attention page, same models); the broken models of "Break it live"; the
-positional table; softmax(s * scores); "Watch it learn" at each kept step, the run trained again
-here; Read real text's three on typed text. Each is driven by the keyboard, answers bad input in
-the widget and speaks the page's language; one that fetches a model or a run fetches it once in
-view, not before, and says so when it cannot. Their text, tap targets and width on a phone, and
-their colours in the dark scheme: ``test_pages.py``."""
+positional table; softmax(s * scores); "Watch it learn" at each kept step, its run's file (the run
+trained again: ``test_explorer_runs.py``); Read real text's three on typed text. Each is driven by
+the keyboard, answers bad input in the widget and speaks the page's language; one that fetches a
+model or a run fetches it once in view, not before, and says so when it cannot. Their text, tap
+targets and width on a phone, and their colours in the dark scheme: ``test_pages.py``."""
 
 from __future__ import annotations
 
@@ -25,12 +25,10 @@ from docs_build.explorers import _vectors
 from encoder import (
     Encoder,
     SentenceClassifier,
-    Task,
     TokenClassifier,
     attention_maps,
     causal_mask,
     sinusoidal_table,
-    train,
 )
 from encoder.text import UNK
 
@@ -490,17 +488,12 @@ def test_break_it_predict_then_see(page, site, lang):
 # --- Watch it learn ---------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_language(page, site, lang):
-    """The run trained again here, as the page trained it: at each kept step, reached by the
-    keyboard, the maps of each input are the package's. The slider keeps to the kept steps and
-    takes a tap; the status says the step and the mirrored key's weight."""
+    """At each kept step, reached by the keyboard, the maps of each input are the run's (which
+    are the package's, the run trained again: tests/site/test_explorer_runs.py). The slider keeps
+    to the kept steps and takes a tap; the status says the step and the mirrored key's weight."""
     widget = _open(page, site, LANGUAGES[lang] + "train/", "learn")
     data = _fetch(widget, site, "data-run")
-    steps, inputs, run = data["steps"], data["inputs"], data["run"]
-    assert len(steps) >= 10 and steps[0] == 0 and steps == sorted(steps)
-    assert steps[-1] == run["train"]["steps"] == len(data["loss"])
-    torch.manual_seed(run["init_seed"])
-    model = TokenClassifier(Encoder(**run["model"]), Task("reverse").n_classes)
-    checkpoints = train(model, Task("reverse"), **run["train"], checkpoints=steps).checkpoints
+    steps, inputs = data["steps"], data["inputs"]
     slider = widget.locator("input[type=range]")
     # Below step 0 it stays at step 0, ArrowRight moves one kept step, past the last it stays.
     keys = ["Home", "ArrowLeft", *["ArrowRight"] * len(steps), "End"]
@@ -509,14 +502,12 @@ def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_languag
         page.keyboard.press(key)
         said = {"en": f"step {step}", "zh": f"第 {step} 步"}[lang]  # to a screen reader
         assert slider.get_attribute("aria-valuetext") == said
-        model.load_state_dict(checkpoints[step])
         for k, ids in enumerate(inputs):
             widget.locator("input[type=radio]").nth(k).check()
             shown = _js(widget, "shown")
             assert shown["step"] == step and shown["ids"] == ids
-            with torch.no_grad():
-                maps = attention_maps(model.encoder, torch.tensor([ids]))[:, 0]
-            assert_allclose(shown["maps"], maps, rtol=0, atol=EXACT, err_msg=f"{step} {k}")
+            expected = data["maps"][steps.index(step)][k]
+            assert_allclose(shown["maps"], expected, rtol=0, atol=EXACT, err_msg=f"{step} {k}")
     # A value the slider does not hold is clamped to the kept steps, never an empty drawing.
     for value, index in (("99", len(steps) - 1), ("-3", 0), ("2.6", 3)):
         slider.evaluate("(el, v) => { el.value = v; el.dispatchEvent(new Event('input')); }", value)
@@ -866,11 +857,10 @@ def _typed_text(page, widget, text: str, lines: bool = False) -> dict:
     )
 
 
-def test_bert_explorers_load_on_the_button_and_equal_pytorch(page, site, bert_reference):
+def _bert_attention_equals(page, site, widget, bert_reference, measured):
     """Typed English, in the attention explorer: the page's tokens are tokenizers', its
     attention of every layer and head BertModel's on the same int8-rounded weights (1e-5); a
     tap on a token picks it, and the status names where it looks most."""
-    widget, measured = _bert_open(page, site, "en", "bert-attention")
     _, meta, tensors = _bert_file(site, widget)
     model = _int8_model(bert_reference, tensors)
     tokenizer = bert_reference["tokenizer"]
@@ -909,10 +899,10 @@ def test_bert_explorers_load_on_the_button_and_equal_pytorch(page, site, bert_re
     assert measured["usedSize"] + measured.get("backingStorageSize", 0) <= 250e6, measured
 
 
-def test_bert_similarity_equals_pytorch(page, site, bert_reference):
+def _bert_similarity_equals(page, site, bert_reference):
     """Typed sentences: the page's cosines are BertModel's on the int8-rounded weights (1e-5),
     and within 0.01 of the float32 checkpoint's."""
-    widget, _ = _bert_open(page, site, "en", "bert-similarity")
+    widget = page.locator("[data-explorer='bert-similarity']")
     _, _, tensors = _bert_file(site, widget)
     model, float32 = _int8_model(bert_reference, tensors), bert_reference["float32"]
     tokenizer = bert_reference["tokenizer"]
@@ -943,14 +933,12 @@ def _site_lines() -> list[str]:
     return sorted(lines)
 
 
-def test_wordpiece_equals_tokenizers_on_the_sites_lines(page, site, bert_reference):
+def _wordpiece_equals_tokenizers(page, site, widget, bert_reference):
     """The page's WordPiece against tokenizers with the checkpoint's tokenizer.json, uncut, on
     every English line of the site and the edge cases; cut at 128 as the model reads; and its
     erf (for the exact GELU) against Python's to double precision."""
     import math
 
-    page.goto(site.url(BERT))
-    widget = page.locator("[data-explorer='bert-attention']")
     _, meta, _ = _bert_file(site, widget)
     module = site.url("assets/javascripts/explorers/")
     lines = [*_site_lines(), *EDGE_LINES]
@@ -996,9 +984,7 @@ BERT_MESSAGES = {  # explorer -> [(input, English message, Chinese message)]
 }
 
 
-@pytest.mark.parametrize("lang", LANGUAGES)
-def test_bert_explorers_refuse_bad_input_in_the_pages_language(page, site, lang):
-    widget, _ = _bert_open(page, site, lang, "bert-attention")
+def _bert_refuses_bad_input(page, lang: str):
     for name, messages in BERT_MESSAGES.items():
         widget = page.locator(f"[data-explorer='{name}']")
         field = widget.locator("textarea" if name == "bert-similarity" else "input[type=text]")
@@ -1014,3 +1000,20 @@ def test_bert_explorers_refuse_bad_input_in_the_pages_language(page, site, lang)
     widget.locator("input[type=text]").fill(long)
     said = {"en": "only the first 128 are read", "zh": "只读前 128 个"}[lang]
     expect(widget.locator(".explorer__status")).to_contain_text(said, timeout=60_000)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_bert_explorers_on_their_button(page, site, bert_reference, subtests, lang):
+    """One press of the button loads the model for both explorers, once. In English, what they
+    compute is BertModel's, their tokens tokenizers'; in each language, bad input is refused in
+    the page's words."""
+    widget, measured = _bert_open(page, site, lang, "bert-attention")
+    if lang == "en":
+        with subtests.test("attention equals BertModel's"):
+            _bert_attention_equals(page, site, widget, bert_reference, measured)
+        with subtests.test("similarity equals BertModel's"):
+            _bert_similarity_equals(page, site, bert_reference)
+        with subtests.test("WordPiece equals tokenizers'"):
+            _wordpiece_equals_tokenizers(page, site, widget, bert_reference)
+    with subtests.test("bad input refused"):
+        _bert_refuses_bad_input(page, lang)

@@ -2,19 +2,19 @@
 every <details> open). Its shown images load, code stays in its box, links and anchors resolve, it
 asks no other host (``problems``) and axe-core finds nothing (every rule). A concept page's core
 (article top to ``## Deeper``) fits in 8 screens, with at most 2,000 words of prose shown unfolded.
-Where the scheme changes what is drawn, the toggle to dark shows the dark figures, changes the
-explorers' colours and passes axe's contrast rule. In every view no formula is drawn under 3 px,
-no display formula is wider than its column (but a matrix, which scrolls in its box), one wider than
-the screen scrolls in a box, the page does not, a box that scrolls sideways shows it (a fade), a
-table that scrolls keeps its first column in view, a wrapped line of code does not start at column 0
-(a hanging indent), a printed output does not wrap, the download button is on screen, and no text
-of a figure or an explorer is drawn under 9 px; on the phone, axe's target-size and
-scrollable-region-focusable rules pass and no explorer control (nor a cell of an attention map,
+Where the scheme changes what is drawn, the toggle to dark shows the dark figures, loaded and
+readable, draws the explorers in other colours and passes axe's contrast rule (what the scheme does
+not change, the layout, is checked in the light view). In the light view and on the phone no formula
+is drawn under 3 px, no display formula is wider than its column (but a matrix, which scrolls in its
+box), one wider than the screen scrolls in a box, the page does not, a box that scrolls sideways
+shows it (a fade), a table that scrolls keeps its first column in view, a wrapped line of code does
+not start at column 0 (a hanging indent), a printed output does not wrap, the download button is on
+screen, and no text of a figure or an explorer is drawn under 9 px; on the phone, axe's target-size
+and scrollable-region-focusable rules pass and no explorer control (nor a cell of an attention map,
 which takes a tap) nor the download button is under 24 x 24 px. A Chinese page's captions are
 upright (Material's italic is a fake slant in a Chinese font), its table headers break between words
-only, and no line starts with "，" after an inline formula. No numbered list's box cuts its
-numbers. ``SCREENSHOTS=1`` saves each view under
-test-artifacts/."""
+only, and no line starts with "，" after an inline formula. No numbered list's box cuts its numbers.
+``SCREENSHOTS=1`` saves each view under test-artifacts/."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ PHONE_RULES = ["target-size", "scrollable-region-focusable"]
 # Draw every block (content-visibility draws only near the viewport; axe's colour check and the
 # core's length need them drawn), every lazy image and explorer, then read what the tests check:
 # ``fails``, per check, the shown elements a reader cannot see or use as the page means them.
-LOOK = """async ([phone, MIN_TEXT]) => {
+LOOK = """async ([phone, MIN_TEXT, schemeOnly]) => {
   if (phone) for (const d of document.querySelectorAll("article details")) d.open = true;
   const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
   await frame(); // the page's own observers see the blocks drawn
@@ -169,18 +169,22 @@ LOOK = """async ([phone, MIN_TEXT]) => {
     ".nowrap drawn over lines": ["article .nowrap", (n) =>
       new Set([...n.getClientRects()].map((r) => Math.round(r.top))).size > 1],
   };
+  // In the other scheme only what it changes: which figures show, that they load, the explorers.
+  const scheme = ["not loaded", `figure of the ${other} scheme`, "explorer not drawn",
+    "figure shows none of its images", `explorer text under ${MIN_TEXT} px`];
+  const run = Object.entries(checks).filter(([what]) => !schemeOnly || scheme.includes(what));
   const text = (e) => e.textContent.replace(/\\s+/g, " ").trim().slice(0, 50);
   const say = (e, r = box(e)) => `${e.tagName}.${e.getAttribute("class")} ${e.src ?? text(
     e.closest("mjx-container") ?? e)} at ${r.left} to ${r.right} px, ${r.width} x ${r.height} px`;
   const deeper = document.querySelector("article h2#deeper");
   return {
-    fails: Object.fromEntries(Object.entries(checks).map(([what, [sel, test]]) =>
+    fails: Object.fromEntries(run.map(([what, [sel, test]]) =>
       [what, visible(sel, test).slice(0, 5).map((e) => say(e))])),
     heat: explorers.map((e) => getComputedStyle(e).getPropertyValue("--explorer-heat")),
     core: deeper ? (box(deeper).top - box(deeper.closest("article")).top) / innerHeight : Infinity,
     links: [...document.links].filter((a) => a.origin === location.origin)
       .map((a) => [a.pathname, decodeURIComponent(a.hash.slice(1))]),
-    words: prose(),
+    words: schemeOnly ? 0 : prose(),
     figures: visible("article img[src*='.svg']")
       .map((i) => [new URL(i.currentSrc).pathname, box(i).width]),
   };
@@ -252,9 +256,10 @@ def _broken(site, links: list[list[str]]) -> list[str]:
 
 def _look(page, site, path: str, view: str, fails: list[str]) -> dict:
     """LOOK at the page in ``view`` (light, dark or 390); add to ``fails`` what a reader cannot
-    see there: LOOK's fails and figure text drawn under MIN_TEXT. ``SCREENSHOTS=1`` saves it."""
+    see there: LOOK's fails (in dark, those the scheme can change) and figure text drawn under
+    MIN_TEXT. ``SCREENSHOTS=1`` saves it."""
     page.add_style_tag(content=".md-typeset * { content-visibility: visible !important; }")
-    look = page.evaluate(LOOK, [view == "390", MIN_TEXT])
+    look = page.evaluate(LOOK, [view == "390", MIN_TEXT, view == "dark"])
     if os.environ.get("SCREENSHOTS"):  # zh/attention/ in light: zh/attention-light.png
         page.screenshot(path=SHOTS / f"{path.strip('/') or 'home'}-{view}.png", full_page=True)
     fails += [f"{view}: {what}: {e}" for what, found in look["fails"].items() for e in found]
