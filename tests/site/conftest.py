@@ -2,8 +2,7 @@
 
 Every test under ``tests/site/`` reads this one build: ``mkdocs build --strict`` of the
 repository for ``SITE_URL`` = the address it is then served at. The first pytest-xdist worker to
-ask starts the server and builds for its address, and beside it (on the other core) the same
-build with ProperDocs, which ``test_build.py`` compares; the others wait for both. The server is
+ask starts the server and builds for its address; the others wait for the build. The server is
 a process of its own that lives until the pytest run ends, so no worker that finishes early
 takes away a socket another worker's page is still loading from.
 In ``make test`` the pages' fences ran just before, as tests (``conftest.py`` at the root), so
@@ -50,24 +49,13 @@ SOURCE = {ZH + url_path(s): DOCS / s for s in SOURCES if not s.startswith(ZH)}
 SOURCE |= {url_path(s): DOCS / s for s in SOURCES}
 
 
-TOOLS = ("mkdocs", "properdocs")  # ProperDocs: MkDocs 1.x's drop-in fork
-
-
-def build(dest: Path, url: str) -> dict[str, tuple[int, str]]:
-    """``TOOL build --strict`` of the repository into ``dest / TOOL`` for the address ``url``,
-    for each of TOOLS at once: by tool, its exit status and its log."""
+def build(dest: Path, url: str, tool: str = "mkdocs") -> tuple[int, str]:
+    """``TOOL build --strict`` of the repository into ``dest`` for the address ``url``: its exit
+    status and its log."""
+    command = [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest)]
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": url}
-    running = {}
-    for tool in TOOLS:
-        command = [sys.executable, "-m", tool, "build", "--strict", "-d", str(dest / tool)]
-        running[tool] = subprocess.Popen(
-            command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-        )
-    built = {}
-    for tool, process in running.items():
-        log, _ = process.communicate(timeout=900)
-        built[tool] = (process.returncode, log)
-    return built
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=900)
+    return done.returncode, done.stdout + done.stderr
 
 
 # Python's own file server (`python -m http.server`) for the folder $1, stopped when the process
@@ -91,15 +79,13 @@ def serve(folder: Path, owner: int) -> str:
 
 @dataclasses.dataclass
 class Site:
-    """The build (its exit status and log), served at ``base``, the address it was built for;
-    ``properdocs``: ProperDocs' build of the same, its folder, exit status and log."""
+    """The build (its exit status and log), served at ``base``, the address it was built for."""
 
     dir: Path
     base: str
     returncode: int
     log: str
-    properdocs: tuple[Path, int, str]
-    url_path = staticmethod(url_path)
+    url_path, build = staticmethod(url_path), staticmethod(build)  # build: ProperDocs too
     pages, english, zh_only, source, concepts = PAGES, ENGLISH, ZH_ONLY, SOURCE, CONCEPTS
 
     def url(self, path: str) -> str:
@@ -131,14 +117,12 @@ def site(tmp_path_factory, worker_id) -> Site:
     server and builds; the others wait for the build and use it."""
     base = tmp_path_factory.getbasetemp()
     shared = base if worker_id == "master" else base.parent
-    folders, record = shared / "builds", shared / "site.json"
-    folder = folders / "mkdocs"
+    folder, record = shared / "site", shared / "site.json"
     with FileLock(shared / "site.lock"):
         if not record.exists():  # the run's process: this one, or pytest-xdist's controller
             url = serve(folder, os.getpid() if worker_id == "master" else os.getppid())
-            record.write_text(json.dumps([url, build(folders, url)]))
-    url, built = json.loads(record.read_text())
-    site = Site(folder, url, *built["mkdocs"], (folders / "properdocs", *built["properdocs"]))
+            record.write_text(json.dumps([url, *build(folder, url)]))
+    site = Site(folder, *json.loads(record.read_text()))
     if not (folder / "index.html").is_file():
         pytest.fail(f"mkdocs wrote no site (exit {site.returncode}):\n{site.log}")
     return site
