@@ -487,7 +487,7 @@ def test_break_it_predict_then_see(page, site, lang):
 
 # --- Watch it learn ---------------------------------------------------------------------------
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_learn_explorer_equals_the_package_at_its_steps_speaks_the_pages_language(page, site, lang):
+def test_learn_explorer_shows_its_runs_maps_and_speaks_the_pages_language(page, site, lang):
     """At each kept step, reached by the keyboard, the maps of each input are the run's (which
     are the package's, the run trained again: tests/site/test_explorer_runs.py). The slider keeps
     to the kept steps and takes a tap; the status says the step and the mirrored key's weight."""
