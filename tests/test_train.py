@@ -20,6 +20,7 @@ from encoder.tasks import IGNORE, PAD, Task, held_out
 from encoder.training import (
     TokenClassifier,
     evaluate,
+    fit,
     lr_factor,
     num_threads,
     token_accuracy,
@@ -166,6 +167,33 @@ def test_recording_checkpoints_changes_nothing_in_the_run():
     assert h1.loss == h2.loss and h1.eval_accuracy == h2.eval_accuracy and h1.lr == h2.lr
     assert all(torch.equal(plain.state_dict()[k], v) for k, v in recorded.state_dict().items())
     assert h1.checkpoints == {} and sorted(h2.checkpoints) == list(range(9))
+
+
+@pytest.mark.parametrize("run", ["train", "fit"])
+def test_adamw_over_all_tensors_at_once_gives_its_loops_numbers(monkeypatch, run):
+    """train and fit step AdamW with foreach=True: each part of the update is one call over all
+    the tensors, where the CPU's default loops over them in Python. The weights and losses are
+    those of that loop, to the bit."""
+    task = Task("reverse", vocab_size=6, max_len=6)
+    ids, targets = task.batch(96, torch.Generator().manual_seed(1))  # (96, T) each
+
+    def trained():
+        model = model_for(task, dropout=0.1)
+        if run == "train":
+            return train(model, task, steps=12, eval_every=0).loss, model.state_dict()
+        return fit(model, ids, targets, epochs=2, batch_size=16), model.state_dict()
+
+    foreach, kinds = trained(), []
+    adamw = torch.optim.AdamW
+
+    def loop(params, **options):  # the AdamW train and fit make, with foreach=False instead
+        kinds.append(options["foreach"])
+        return adamw(params, **{**options, "foreach": False})
+
+    monkeypatch.setattr(torch.optim, "AdamW", loop)
+    looped = trained()
+    assert kinds == [True] and foreach[0] == looped[0]
+    assert all(torch.equal(foreach[1][k], v) for k, v in looped[1].items())
 
 
 def test_threads_are_restored():
