@@ -115,6 +115,21 @@ def _config(model: TokenClassifier | SentenceClassifier, scaled: bool = True) ->
     }
 
 
+def safetensors_file(tensors: dict[str, torch.Tensor], metadata: dict[str, str]) -> bytes:
+    """``safetensors.torch.save(tensors, metadata)`` with the metadata in the order of its keys:
+    the library writes it in an order that changes from one process to the next
+    (safetensors/safetensors#584), and so did the site's files from one build to the next. The
+    header keeps its length (safetensors pads it with spaces), so every offset in it holds."""
+    blob = safetensors.torch.save(tensors, metadata)
+    size = int.from_bytes(blob[:8], "little")
+    header = json.loads(blob[8 : 8 + size])
+    header["__metadata__"] = dict(sorted(header["__metadata__"].items()))
+    text = json.dumps(header, separators=(",", ":"), ensure_ascii=False).encode()
+    if len(text) > size:
+        raise ValueError(f"the sorted header is {len(text)} bytes, the library's {size}")
+    return blob[:8] + text.ljust(size) + blob[8 + size :]
+
+
 def model_file(
     model: TokenClassifier | SentenceClassifier,
     task: str,
@@ -130,7 +145,7 @@ def model_file(
             raise ValueError(f"{name} holds |values| up to {big:g}, which {kind} cannot hold")
     tensors = {name: p.detach().to(dtype).contiguous() for name, p in model.named_parameters()}
     config = _compact(_config(model, scaled))
-    return safetensors.torch.save(tensors, {"task": task, "config": config})
+    return safetensors_file(tensors, {"task": task, "config": config})
 
 
 def _attention_file(task: str) -> str:
@@ -439,7 +454,7 @@ def bert_file(folder: Path | None = None) -> bytes:
         "vocab": "\n".join(vocab),
         "special": _compact(special),
     }
-    return safetensors.torch.save(tensors, meta)
+    return safetensors_file(tensors, meta)
 
 
 def bert_explorers(

@@ -64,3 +64,27 @@ def test_the_pretrained_file_refuses_other_weights(tmp_path):
     (tmp_path / "model.safetensors").write_bytes(b"not the weights")
     with pytest.raises(ValueError, match=f"not the pinned {MINILM_SHA256}"):
         bert_weights(tmp_path)
+
+
+def test_a_file_is_the_same_bytes_every_time_its_metadata_sorted():
+    """safetensors writes its metadata in an order of its own, another each time: the site's
+    files have it sorted, so two builds write the same bytes, which read as the library's."""
+    import json
+
+    import safetensors.torch
+
+    from docs_build.explorers import safetensors_file
+
+    tensors = {"b": torch.arange(6.0).view(2, 3), "a": torch.tensor([1, -2], dtype=torch.int8)}
+    metadata = {f"key {k}": f'value {k}: é\n"' for k in range(16)}  # escapes, UTF-8
+    files = {safetensors_file(tensors, metadata) for _ in range(3)}
+    assert len(files) == 1
+    (blob,) = files
+    size = int.from_bytes(blob[:8], "little")
+    assert list(json.loads(blob[8 : 8 + size])["__metadata__"]) == sorted(metadata)
+    loaded = safetensors.torch.load(blob)
+    assert loaded.keys() == tensors.keys() and all(
+        torch.equal(loaded[k], tensors[k]) for k in tensors
+    )
+    # The library's own order: the day it sorts the metadata too, safetensors_file can go.
+    assert len({safetensors.torch.save(tensors, metadata) for _ in range(3)}) > 1
