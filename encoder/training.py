@@ -276,8 +276,8 @@ def train(
     device = device_of(model)
     torch.manual_seed(seed)  # dropout
     data = torch.Generator().manual_seed(seed)  # batches
-    # foreach: each part of AdamW's update is one call over all the tensors (the same
-    # numbers as the CPU's default, a Python loop over them, sooner).
+    # foreach: each part of AdamW's update is one call over all the tensors, where the
+    # CPU's default loops over them in Python: the same numbers, a faster step.
     optimizer = torch.optim.AdamW(
         model.parameters(), lr=lr, weight_decay=weight_decay, foreach=True
     )
@@ -491,8 +491,8 @@ def fit(
     _check_fit_args(**locals())
     torch.manual_seed(seed)  # dropout
     data = torch.Generator().manual_seed(seed)  # batches
-    # foreach: each part of AdamW's update is one call over all the tensors (the same
-    # numbers as the CPU's default, a Python loop over them, sooner).
+    # foreach: each part of AdamW's update is one call over all the tensors, where the
+    # CPU's default loops over them in Python: the same numbers, a faster step.
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, foreach=True)
     steps = epochs * math.ceil(ids.size(0) / batch_size)
     warmup = max(1, steps // 10)
