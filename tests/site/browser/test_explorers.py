@@ -489,8 +489,10 @@ def test_break_it_predict_then_see(page, site, lang):
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_learn_explorer_shows_its_runs_maps_and_speaks_the_pages_language(page, site, lang):
     """At each kept step, reached by the keyboard, the maps of each input are the run's (which
-    are the package's, the run trained again: tests/site/test_explorer_runs.py). The slider keeps
-    to the kept steps and takes a tap; the status says the step and the mirrored key's weight."""
+    are the package's, the run trained again: tests/site/test_explorer_runs.py); in Chinese, the
+    same script on the same file, the keys say each step in its words, and the last step's maps
+    are checked against the run (below). The slider keeps to the kept steps and takes a tap;
+    the status says the step and the mirrored key's weight."""
     widget = _open(page, site, LANGUAGES[lang] + "train/", "learn")
     data = _fetch(widget, site, "data-run")
     steps, inputs = data["steps"], data["inputs"]
@@ -502,7 +504,7 @@ def test_learn_explorer_shows_its_runs_maps_and_speaks_the_pages_language(page, 
         page.keyboard.press(key)
         said = {"en": f"step {step}", "zh": f"第 {step} 步"}[lang]  # to a screen reader
         assert slider.get_attribute("aria-valuetext") == said
-        for k, ids in enumerate(inputs):
+        for k, ids in enumerate(inputs if lang == "en" else []):
             widget.locator("input[type=radio]").nth(k).check()
             shown = _js(widget, "shown")
             assert shown["step"] == step and shown["ids"] == ids
@@ -519,8 +521,10 @@ def test_learn_explorer_shows_its_runs_maps_and_speaks_the_pages_language(page, 
     words = {"en": f"Step {last} of {last}", "zh": f"第 {last} 步（共 {last} 步）"}
     assert words[lang] in _status(widget)
     assert widget.locator(".explorer__marker").count() == 1
-    # What the maps draw: each cell's opacity is the weight shown, rounded.
+    # What the maps draw: the run's at the last step, each cell's opacity the weight, rounded.
     shown = _js(widget, "shown")
+    expected = data["maps"][-1][inputs.index(shown["ids"])]
+    assert_allclose(shown["maps"], expected, rtol=0, atol=EXACT)
     cells = widget.locator(".explorer__map").nth(4).locator("rect[data-q='0']")  # layer 1, head 0
     opacities = [float(c.get_attribute("fill-opacity")) for c in cells.all()]
     assert opacities == pytest.approx(shown["maps"][1][0][0], abs=5e-4)
@@ -841,7 +845,8 @@ def _bert_open(page, site, lang: str, name: str):
 
 
 def _typed_text(page, widget, text: str, lines: bool = False) -> dict:
-    """Type ``text``; once the explorer shows it, the numbers it shows (typed arrays as lists)."""
+    """Type ``text``; once the explorer shows it, the numbers it shows (typed arrays as lists:
+    Playwright sends one as its bytes, where an array goes number by number)."""
     widget.locator("textarea" if lines else "input[type=text]").fill(text)
     shown = "(r) => r.sentences.join('\\n')" if lines else "(r) => r.text"
     if lines:  # the sentences it reads: the lines, trimmed, without the empty ones
@@ -851,10 +856,7 @@ def _typed_text(page, widget, text: str, lines: bool = False) -> dict:
         arg=[widget.element_handle(), text],
         timeout=60_000,
     )
-    return widget.evaluate(
-        """el => { const r = el.explorer.result(); return r.attention
-          ? {...r, attention: r.attention.map((l) => l.map((m) => Array.from(m)))} : r; }"""
-    )
+    return widget.evaluate("el => el.explorer.result()")
 
 
 def _bert_attention_equals(page, site, widget, bert_reference, measured):
@@ -948,7 +950,8 @@ def _wordpiece_equals_tokenizers(page, site, widget, bert_reference):
           const { wordPiece } = await import(module + "wordpiece.js");
           const tokenizer = wordPiece(vocab.split("\\n"), JSON.parse(special));
           const ids = (cut) => lines.map((line) => tokenizer.sentence(line, cut).ids);
-          return [ids(Infinity), ids(max)];
+          // As typed arrays, which Playwright sends as their bytes, not number by number.
+          return [ids(Infinity), ids(max)].map((each) => each.map((i) => Int32Array.from(i)));
         }""",
         [module, meta["vocab"], meta["special"], lines, MAX_TOKENS],
     )  # fmt: skip
@@ -965,7 +968,8 @@ def _wordpiece_equals_tokenizers(page, site, widget, bert_reference):
     print(f"\nWordPiece: {len(lines)} lines equal to tokenizers'")
     xs = np.linspace(-7, 7, 14_001).tolist()
     erf = page.evaluate(
-        "async ([module, xs]) => xs.map((await import(module + 'bert.js')).erf)", [module, xs]
+        "async ([module, xs]) => Float64Array.from(xs, (await import(module + 'bert.js')).erf)",
+        [module, xs],
     )
     assert max(abs(e - math.erf(x)) for x, e in zip(xs, erf, strict=True)) < 1e-14
 
